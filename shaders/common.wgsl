@@ -1,0 +1,37 @@
+// Shared by every kernel: the wafer shape, the stencil weights and the linear invocation index.
+
+const WORKGROUP: u32 = 64u;
+
+// WaferGeometry (src/wafer.rs) as the shaders see it.
+struct Wafer {
+    pes_x: u32,
+    pes_y: u32,
+    n: u32,
+    p: u32,
+    w: u32,
+    stride: u32,     // n + w
+    block: u32,      // stride * stride cells per PE
+    comm: u32,       // comm-layer cells per PE
+    rows_per_thread: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// The global grid of the reference kernel.
+struct Grid {
+    nx: u32,
+    ny: u32,
+    rows_per_thread: u32,
+    _pad: u32,
+}
+
+// Stencil weights rows[dy + 1][dx + 1] (x, y, z of each row used).
+struct Weights {
+    rows: array<vec4<f32>, 3>,
+}
+
+// Dispatches are 2D when one dimension would exceed the adapter's limit.
+fn linear_id(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * WORKGROUP;
+}

@@ -1,0 +1,48 @@
+//! Typed errors of the library; the CLI turns them into messages and exit codes.
+
+use thiserror::Error;
+
+/// Everything the library can fail with.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A parameter is outside what the emulator supports; the message names the value and the
+    /// allowed range.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The wafer does not fit the chosen adapter.
+    #[error("{0}")]
+    TooLarge(String),
+    /// No adapter matched the request.
+    #[error("no GPU adapter found{0}")]
+    NoAdapter(String),
+    /// The adapter refused the device or a GPU operation failed.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// Writing an output file failed.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// True when the error is the user's input (bad value, too large, unwritable output), as
+    /// opposed to a failure of the machine; the CLI exits with 2 for these.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidInput(_) | Error::TooLarge(_) | Error::NoAdapter(_) | Error::Io { .. }
+        )
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Builds an [`Error::InvalidInput`] from a format string.
+#[macro_export]
+macro_rules! invalid {
+    ($($arg:tt)*) => { $crate::Error::InvalidInput(format!($($arg)*)) };
+}

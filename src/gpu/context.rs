@@ -1,0 +1,299 @@
+//! The GPU context: adapter selection from flags and the environment, the device with the
+//! adapter's own limits, and the generic helpers (buffers, pipelines, dispatch, readback).
+
+use std::sync::Arc;
+
+use wgpu::util::DeviceExt;
+
+use crate::{invalid, Error, Result};
+
+/// Which adapters to consider: the backends and an optional name filter (a case-insensitive
+/// substring, like `WGPU_ADAPTER_NAME`).
+#[derive(Clone, Debug)]
+pub struct AdapterRequest {
+    pub backends: wgpu::Backends,
+    pub name: Option<String>,
+}
+
+impl AdapterRequest {
+    /// All backends, any name.
+    pub fn any() -> Self {
+        Self { backends: wgpu::Backends::all(), name: None }
+    }
+}
+
+/// Parses a GPU backend name (`vulkan`, `gl`, `metal`, `dx12`).
+pub fn parse_backend(name: &str) -> Result<wgpu::Backends> {
+    match name.to_ascii_lowercase().as_str() {
+        "vulkan" | "vk" => Ok(wgpu::Backends::VULKAN),
+        "gl" | "gles" | "opengl" => Ok(wgpu::Backends::GL),
+        "metal" => Ok(wgpu::Backends::METAL),
+        "dx12" | "d3d12" => Ok(wgpu::Backends::DX12),
+        _ => Err(invalid!("unknown backend '{name}': allowed auto, cpu, vulkan, gl, metal, dx12")),
+    }
+}
+
+/// One adapter as `wafer-emu adapters` lists it.
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+}
+
+impl AdapterSummary {
+    /// True for CPU (software) adapters such as lavapipe and llvmpipe.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Largest field one storage binding can hold, in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
+    }
+
+    /// One line: name, backend, type, driver and the limits that matter here.
+    pub fn line(&self) -> String {
+        let l = &self.limits;
+        format!(
+            "{} | {:?} | {:?} | {} {} | storage binding {} MiB, buffer {} MiB, workgroups/dim {}, invocations/workgroup {}",
+            self.info.name,
+            self.info.backend,
+            self.info.device_type,
+            self.info.driver,
+            self.info.driver_info,
+            self.max_binding_bytes() >> 20,
+            l.max_buffer_size >> 20,
+            l.max_compute_workgroups_per_dimension,
+            l.max_compute_invocations_per_workgroup
+        )
+    }
+}
+
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+/// The adapters matching the request, best first: discrete, integrated, virtual, other,
+/// software; Vulkan before the other backends of the same type.
+fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
+    let mut adapters = pollster::block_on(instance(request.backends).enumerate_adapters(request.backends));
+    if let Some(name) = &request.name {
+        let name = name.to_lowercase();
+        adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
+    }
+    adapters.sort_by_key(|a| {
+        let info = a.get_info();
+        let kind = match info.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Other => 3,
+            wgpu::DeviceType::Cpu => 4,
+        };
+        (kind, info.backend != wgpu::Backend::Vulkan)
+    });
+    adapters
+}
+
+/// Lists the adapters matching the request, best first.
+pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
+    matching_adapters(request)
+        .iter()
+        .map(|a| AdapterSummary { info: a.get_info(), limits: a.limits() })
+        .collect()
+}
+
+/// Device, queue and the adapter they came from.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+}
+
+/// Threads per workgroup of every kernel (`WORKGROUP` in `shaders/common.wgsl`).
+pub const WORKGROUP: u32 = 64;
+
+impl GpuContext {
+    /// Opens the best adapter matching the request, with the adapter's own limits.
+    pub fn new(request: &AdapterRequest) -> Result<Arc<Self>> {
+        let adapter = matching_adapters(request).into_iter().next().ok_or_else(|| {
+            Error::NoAdapter(format!(
+                " for backends {:?}{}",
+                request.backends,
+                request.name.as_ref().map(|n| format!(" named like '{n}'")).unwrap_or_default()
+            ))
+        })?;
+        let summary = AdapterSummary { info: adapter.get_info(), limits: adapter.limits() };
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("wafer-emu"),
+            required_limits: summary.limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| Error::Gpu(format!("{} refused a device: {e}", summary.info.name)))?;
+        Ok(Arc::new(Self { device, queue, adapter: summary }))
+    }
+
+    /// Checks that a buffer of `bytes` fits one storage binding of this adapter.
+    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
+        let max = self.adapter.max_binding_bytes();
+        if bytes > max {
+            return Err(Error::TooLarge(format!(
+                "{what} needs {} MiB per field, but {} allows {} MiB per storage binding: use fewer PEs or a smaller n",
+                bytes.div_ceil(1 << 20),
+                self.adapter.info.name,
+                max >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// A storage buffer holding `data`, usable as copy source and destination.
+    pub fn storage_buffer(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
+    /// A uniform buffer holding `value`.
+    pub fn uniform_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::bytes_of(value),
+            usage: wgpu::BufferUsages::UNIFORM,
+        })
+    }
+
+    /// A compute pipeline whose bind-group layout is reflected from the shader.
+    pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> wgpu::ComputePipeline {
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    }
+
+    /// A bind group for group 0 of `pipeline`, binding `resources` in order from 0.
+    pub fn bind_group(&self, pipeline: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let entries: Vec<_> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
+    /// Workgroup counts `(x, y)` covering `threads` invocations within the adapter's limit per
+    /// dimension (the shaders' `linear_id` undoes the split).
+    pub fn dispatch_size(&self, threads: u64) -> (u32, u32) {
+        let groups = threads.div_ceil(WORKGROUP as u64).max(1);
+        let max = self.adapter.limits.max_compute_workgroups_per_dimension as u64;
+        let x = groups.min(max);
+        (x as u32, groups.div_ceil(x) as u32)
+    }
+
+    /// Submits and waits until the GPU is idle.
+    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
+        self.queue.submit([commands]);
+        self.wait()
+    }
+
+    /// Waits until every submission has finished.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))
+    }
+
+    /// Copies a buffer back to the host: the one readback helper.
+    pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+        self.submit_and_wait(encoder.finish())?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?
+            .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?;
+        let data = bytemuck::cast_slice(
+            &staging.get_mapped_range(..).map_err(|e| Error::Gpu(format!("readback failed: {e}")))?,
+        )
+        .to_vec();
+        staging.unmap();
+        Ok(data)
+    }
+
+    /// The adapter's name and backend, for reports.
+    pub fn describe(&self) -> String {
+        format!("{} ({:?})", self.adapter.info.name, self.adapter.info.backend)
+    }
+}
+
+/// Point updates recorded per submission: large enough to hide the submit cost, small enough
+/// to keep each submission well under any driver watchdog.
+const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
+/// Cap on steps per submission (each step is a few dispatches in one compute pass).
+const MAX_STEPS_PER_SUBMISSION: u64 = 4096;
+
+impl GpuContext {
+    /// Records `steps` steps of `points` point updates each, many per compute pass and per
+    /// submission, and waits for them. `record(pass, step)` records step number `step`.
+    pub fn run_steps(
+        &self,
+        first: u64,
+        steps: u64,
+        points: u64,
+        record: impl Fn(&mut wgpu::ComputePass<'_>, u64),
+    ) -> Result<()> {
+        let per_submission = (UPDATES_PER_SUBMISSION / points.max(1)).clamp(1, MAX_STEPS_PER_SUBMISSION);
+        let mut done = 0;
+        while done < steps {
+            let count = per_submission.min(steps - done);
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                for s in first + done..first + done + count {
+                    record(&mut pass, s);
+                }
+            }
+            self.queue.submit([encoder.finish()]);
+            done += count;
+        }
+        self.wait()
+    }
+}
+
+impl AdapterRequest {
+    /// `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` from the environment, all backends otherwise.
+    pub fn from_env() -> Self {
+        Self {
+            backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
+            name: std::env::var("WGPU_ADAPTER_NAME").ok().filter(|n| !n.is_empty()),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! A plain copy kernel: the adapter's own bandwidth ceiling, measured beside the stencils.
+
+use std::sync::Arc;
+
+use super::context::GpuContext;
+use super::shaders;
+use crate::Result;
+
+pub struct CopyKernel {
+    ctx: Arc<GpuContext>,
+    elements: u64,
+    pipeline: wgpu::ComputePipeline,
+    groups: [wgpu::BindGroup; 2],
+    size: (u32, u32),
+    // Kept alive for the bind groups.
+    _buffers: [wgpu::Buffer; 2],
+}
+
+impl CopyKernel {
+    /// Two buffers of `elements` f32 values (rounded up to a multiple of 4).
+    pub fn new(ctx: Arc<GpuContext>, elements: u64) -> Result<Self> {
+        let elements = elements.div_ceil(4) * 4;
+        ctx.check_binding("the copy kernel", elements * 4)?;
+        let data = vec![1.0f32; elements as usize];
+        let buffers = [ctx.storage_buffer("copy a", &data), ctx.storage_buffer("copy b", &data)];
+        let pipeline = ctx.pipeline("copy", &shaders::copy(), "copy");
+        let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&buffers[x], &buffers[1 - x]]));
+        let size = ctx.dispatch_size((elements / 4).div_ceil(4));
+        Ok(Self { ctx, elements, pipeline, groups, size, _buffers: buffers })
+    }
+
+    /// Values copied per pass.
+    pub fn elements(&self) -> u64 {
+        self.elements
+    }
+
+    /// Runs `passes` copies back and forth and waits.
+    pub fn run(&self, passes: u64) -> Result<()> {
+        self.ctx.run_steps(0, passes, self.elements, |pass, k| {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.groups[(k % 2) as usize], &[]);
+            pass.dispatch_workgroups(self.size.0, self.size.1, 1);
+        })
+    }
+}

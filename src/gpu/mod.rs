@@ -1,0 +1,14 @@
+//! The GPU side: context and adapter selection, composed shaders, and the three GPU engines
+//! (emulated wafer, global-grid reference, copy ceiling).
+
+mod context;
+mod copy;
+mod global;
+pub mod shaders;
+mod uniforms;
+mod wafer;
+
+pub use context::{list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext};
+pub use copy::CopyKernel;
+pub use global::GpuGlobal;
+pub use wafer::GpuWafer;

@@ -1,0 +1,59 @@
+//! WGSL sources, composed from `shaders/`: the common prelude, the kernel's per-cell maths and
+//! a driver. Bind-group layouts are derived from the composed shader (wgpu's automatic layout,
+//! reflected by naga), never written by hand.
+
+use crate::kernels::KernelKind;
+
+const COMMON: &str = include_str!("../../shaders/common.wgsl");
+const SENDRECV: &str = include_str!("../../shaders/sendrecv.wgsl");
+const WAFER_COMPUTE: &str = include_str!("../../shaders/wafer_compute.wgsl");
+const GLOBAL_COMPUTE: &str = include_str!("../../shaders/global_compute.wgsl");
+const COPY: &str = include_str!("../../shaders/copy.wgsl");
+
+/// The per-cell maths of a kernel.
+fn stencil(kernel: KernelKind) -> &'static str {
+    match kernel {
+        KernelKind::Heat5 => include_str!("../../shaders/heat5.wgsl"),
+        KernelKind::Heat9 => include_str!("../../shaders/heat9.wgsl"),
+    }
+}
+
+/// The `sendrecv` remap.
+pub fn sendrecv() -> String {
+    [COMMON, SENDRECV].concat()
+}
+
+/// Table 3's `compute` on every PE, for `kernel`.
+pub fn wafer_compute(kernel: KernelKind) -> String {
+    [COMMON, stencil(kernel), WAFER_COMPUTE].concat()
+}
+
+/// The global-grid reference kernel, for `kernel`.
+pub fn global_compute(kernel: KernelKind) -> String {
+    [COMMON, stencil(kernel), GLOBAL_COMPUTE].concat()
+}
+
+/// The copy kernel that measures the adapter's bandwidth ceiling.
+pub fn copy() -> String {
+    [COMMON, COPY].concat()
+}
+
+/// Every composed shader with a name, for validation.
+pub fn all() -> Vec<(String, String)> {
+    let mut shaders = vec![("sendrecv".to_string(), sendrecv()), ("copy".to_string(), copy())];
+    for kernel in KernelKind::ALL {
+        shaders.push((format!("wafer_compute/{}", kernel.name()), wafer_compute(kernel)));
+        shaders.push((format!("global_compute/{}", kernel.name()), global_compute(kernel)));
+    }
+    shaders
+}
+
+/// Parses and validates a WGSL source with naga; the error names the shader and the problem.
+pub fn validate(name: &str, source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+        .validate(&module)
+        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! Uniform blocks, laid out as the structs of `shaders/common.wgsl`.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::kernels::Weights;
+use crate::wafer::WaferGeometry;
+
+/// Rows each compute invocation walks with its rolling window.
+pub const ROWS_PER_THREAD: u32 = 8;
+
+/// `struct Wafer`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct WaferUniform {
+    pes_x: u32,
+    pes_y: u32,
+    n: u32,
+    p: u32,
+    w: u32,
+    stride: u32,
+    block: u32,
+    comm: u32,
+    rows_per_thread: u32,
+    pad: [u32; 3],
+}
+
+impl WaferUniform {
+    pub fn new(g: &WaferGeometry) -> Self {
+        Self {
+            pes_x: g.pes_x,
+            pes_y: g.pes_y,
+            n: g.n,
+            p: g.p,
+            w: g.w(),
+            stride: g.stride(),
+            block: g.block_cells() as u32,
+            comm: g.comm_cells() as u32,
+            rows_per_thread: ROWS_PER_THREAD,
+            pad: [0; 3],
+        }
+    }
+}
+
+/// `struct Grid`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GridUniform {
+    nx: u32,
+    ny: u32,
+    rows_per_thread: u32,
+    pad: u32,
+}
+
+impl GridUniform {
+    pub fn new(nx: u32, ny: u32) -> Self {
+        Self { nx, ny, rows_per_thread: ROWS_PER_THREAD, pad: 0 }
+    }
+}
+
+/// `struct Weights`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct WeightsUniform {
+    rows: [[f32; 4]; 3],
+}
+
+impl WeightsUniform {
+    pub fn new(w: &Weights) -> Self {
+        Self { rows: w.rows.map(|[a, b, c]| [a, b, c, 0.0]) }
+    }
+}

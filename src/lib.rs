@@ -1,0 +1,12 @@
+//! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
+//! running stencil codes with the Domain Translation algorithm. See DESIGN.md for the model.
+
+pub mod cpu;
+pub mod error;
+pub mod field;
+pub mod gpu;
+pub mod kernels;
+pub mod model;
+pub mod wafer;
+
+pub use error::{Error, Result};

@@ -1,0 +1,227 @@
+//! The wafer: a torus of `Ww x Wh` PEs, each with an SRAM block `[n+w][n+w]` per field
+//! (DESIGN.md section 1, the paper's Table 3).
+//!
+//! Memory convention. Inside a block, row `i` and column `j` run over `[0, n+w)`; `[0, w)` on
+//! the low sides is the comm layer and `[w, n+w)` holds the `n x n` owned points. The wafer's
+//! blocks are stored PE-major: PE `(px, py)` is block `py * Ww + px`.
+//!
+//! Frame coordinate. Cell `m` of PE `P` (along one axis) sits at frame coordinate
+//! `U = P*n + m - w`. A comm cell and the owned cell of another PE with the same `U` (mod the
+//! global size) hold the same grid point at the same step: that is what `sendrecv` copies. The
+//! compute writes at `U` the stencil centred at `U - p`, so a grid point moves by `+p` in the
+//! frame every step, and at step `t` the owned cell at `U` holds global point `X = U - p*t`.
+
+use crate::field::GlobalField;
+use crate::{invalid, Result};
+
+/// Shape of one wafer: PE counts, points per PE side and the stencil reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaferGeometry {
+    /// PEs along x (`Ww`).
+    pub pes_x: u32,
+    /// PEs along y (`Wh`).
+    pub pes_y: u32,
+    /// Grid points per PE side: a PE owns `n x n` points.
+    pub n: u32,
+    /// Stencil reach `p`; the comm layer is `w = 2p` wide.
+    pub p: u32,
+}
+
+/// Where a comm-layer cell's value comes from in `sendrecv`: an owned cell of a PE that is
+/// `hops_right` columns to the left and `hops_up` rows below (data moves right and up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommSource {
+    pub hops_right: u32,
+    pub hops_up: u32,
+    /// Block index of the sending PE.
+    pub pe: usize,
+    /// Row and column of the owned cell in the sender's block.
+    pub cell: (u32, u32),
+}
+
+/// Largest supported `n`: blocks must stay addressable with 32-bit indices on every adapter.
+pub const MAX_N: u32 = 4096;
+/// Largest supported PE count per side (the CS-3 has 744 x 1116; headroom above it).
+pub const MAX_PES: u32 = 8192;
+
+impl WaferGeometry {
+    /// Checks the shape and returns it; errors name the value and the allowed range.
+    pub fn new(pes_x: u32, pes_y: u32, n: u32, p: u32) -> Result<Self> {
+        if n == 0 || n > MAX_N {
+            return Err(invalid!("n = {n} is out of range: allowed 1..={MAX_N}"));
+        }
+        for (name, v) in [("PEs along x", pes_x), ("PEs along y", pes_y)] {
+            if v == 0 || v > MAX_PES {
+                return Err(invalid!("{name} = {v} is out of range: allowed 1..={MAX_PES}"));
+            }
+        }
+        if p == 0 || p > 4 {
+            return Err(invalid!("p = {p} is out of range: allowed 1..=4"));
+        }
+        let geometry = Self { pes_x, pes_y, n, p };
+        if geometry.sram_cells() > u32::MAX as u64 / 2 {
+            return Err(invalid!(
+                "a {pes_x}x{pes_y} wafer with n = {n} has {} SRAM cells per field: at most {} allowed",
+                geometry.sram_cells(),
+                u32::MAX / 2
+            ));
+        }
+        Ok(geometry)
+    }
+
+    /// Comm width `w = 2p`.
+    pub fn w(&self) -> u32 {
+        2 * self.p
+    }
+    /// Side of one SRAM block, `n + w`.
+    pub fn stride(&self) -> u32 {
+        self.n + self.w()
+    }
+    /// Cells in one SRAM block.
+    pub fn block_cells(&self) -> usize {
+        (self.stride() as usize).pow(2)
+    }
+    /// Comm-layer cells in one SRAM block.
+    pub fn comm_cells(&self) -> usize {
+        self.block_cells() - (self.n as usize).pow(2)
+    }
+    /// Number of PEs.
+    pub fn pe_count(&self) -> usize {
+        self.pes_x as usize * self.pes_y as usize
+    }
+    /// SRAM cells of one field over the whole wafer.
+    pub fn sram_cells(&self) -> u64 {
+        self.pe_count() as u64 * self.block_cells() as u64
+    }
+    /// Global grid size `(Ww*n, Wh*n)`.
+    pub fn global_size(&self) -> (u32, u32) {
+        (self.pes_x * self.n, self.pes_y * self.n)
+    }
+    /// Number of grid points.
+    pub fn points(&self) -> u64 {
+        let (nx, ny) = self.global_size();
+        nx as u64 * ny as u64
+    }
+
+    /// Index of cell `(i, j)` (row, column) of block `pe` in a wafer-wide field.
+    pub fn sram_index(&self, pe: usize, i: u32, j: u32) -> usize {
+        pe * self.block_cells() + (i * self.stride() + j) as usize
+    }
+
+    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after `step` steps
+    /// (DESIGN.md: `X = PX*n + c - p*t` with `c = j - w`).
+    pub fn owned_point(&self, (px, py): (u32, u32), (i, j): (u32, u32), step: u64) -> (u32, u32) {
+        let (nx, ny) = self.global_size();
+        let shift = |g: u32, size: u32| {
+            let back = (self.p as u64 * step % size as u64) as u32;
+            (g % size + size - back) % size
+        };
+        let w = self.w();
+        (shift(px * self.n + j - w, nx), shift(py * self.n + i - w, ny))
+    }
+
+    /// The first owned global point `(X0, Y0)` of PE `(px, py)` after `step` steps; it owns
+    /// `[X0, X0+n) x [Y0, Y0+n)` modulo the global size.
+    pub fn owned_origin(&self, pe: (u32, u32), step: u64) -> (u32, u32) {
+        let w = self.w();
+        self.owned_point(pe, (w, w), step)
+    }
+
+    /// The source of comm cell `(i, j)` of PE `(px, py)` in `sendrecv`. Panics in debug builds if
+    /// `(i, j)` is an owned cell.
+    pub fn comm_source(&self, (px, py): (u32, u32), (i, j): (u32, u32)) -> CommSource {
+        let w = self.w();
+        debug_assert!(i < w || j < w, "({i}, {j}) is an owned cell");
+        let axis = |pe: u32, m: u32, pes: u32| {
+            // Frame coordinate of the cell, made non-negative by one turn of the torus.
+            let size = (pes * self.n) as u64;
+            let turns = (w as u64).div_ceil(size);
+            let u = pe as u64 * self.n as u64 + m as u64 + turns * size - w as u64;
+            let unrolled_src = u / self.n as u64;
+            let hops = (pe as u64 + turns * pes as u64 - unrolled_src) as u32;
+            let src_pe = (unrolled_src % pes as u64) as u32;
+            (hops, src_pe, (u % self.n as u64) as u32 + w)
+        };
+        let (hops_right, sx, sj) = axis(px, j, self.pes_x);
+        let (hops_up, sy, si) = axis(py, i, self.pes_y);
+        CommSource {
+            hops_right,
+            hops_up,
+            pe: (sy * self.pes_x + sx) as usize,
+            cell: (si, sj),
+        }
+    }
+
+    /// All comm cells `(i, j)` of a block, in the order `sendrecv` enumerates them: the lower
+    /// strip (rows `[0, w)`, all columns, corner included), then the left strip.
+    pub fn comm_cell(&self, k: u32) -> (u32, u32) {
+        let (w, stride) = (self.w(), self.stride());
+        let lower = w * stride;
+        if k < lower {
+            (k / stride, k % stride)
+        } else {
+            let k = k - lower;
+            (w + k / w, k % w)
+        }
+    }
+
+    /// Lays a global field out in SRAM as at step 0 (comm layers zero).
+    pub fn scatter(&self, field: &GlobalField) -> Vec<f32> {
+        let mut sram = vec![0.0; self.sram_cells() as usize];
+        self.for_each_owned(0, |index, (x, y)| sram[index] = field.at(x, y));
+        sram
+    }
+
+    /// Reads the owned cells of a wafer-wide field after `step` steps into global coordinates.
+    pub fn gather(&self, sram: &[f32], step: u64) -> GlobalField {
+        let (nx, ny) = self.global_size();
+        let mut data = vec![0.0; (nx * ny) as usize];
+        self.for_each_owned(step, |index, (x, y)| data[(y * nx + x) as usize] = sram[index]);
+        GlobalField { nx, ny, data }
+    }
+
+    /// Calls `f(sram index, global point)` for every owned cell after `step` steps.
+    fn for_each_owned(&self, step: u64, mut f: impl FnMut(usize, (u32, u32))) {
+        let (w, stride) = (self.w(), self.stride());
+        for pe in 0..self.pe_count() {
+            let coords = self.pe_coords(pe);
+            for i in w..stride {
+                for j in w..stride {
+                    f(self.sram_index(pe, i, j), self.owned_point(coords, (i, j), step));
+                }
+            }
+        }
+    }
+
+    /// PE coordinates of block `pe`.
+    pub fn pe_coords(&self, pe: usize) -> (u32, u32) {
+        ((pe % self.pes_x as usize) as u32, (pe / self.pes_x as usize) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comm_cells_cover_the_layer_once() {
+        let g = WaferGeometry::new(2, 3, 3, 1).unwrap();
+        let mut seen = vec![0u32; g.block_cells()];
+        for k in 0..g.comm_cells() as u32 {
+            let (i, j) = g.comm_cell(k);
+            assert!(i < g.w() || j < g.w());
+            seen[(i * g.stride() + j) as usize] += 1;
+        }
+        let owned = (g.n as usize).pow(2);
+        assert_eq!(seen.iter().filter(|&&c| c == 1).count(), g.comm_cells());
+        assert_eq!(seen.iter().filter(|&&c| c == 0).count(), owned);
+    }
+
+    #[test]
+    fn bad_shapes_are_named() {
+        let err = WaferGeometry::new(1, 1, 0, 1).unwrap_err().to_string();
+        assert!(err.contains("n = 0") && err.contains("1..="), "{err}");
+        let err = WaferGeometry::new(0, 1, 4, 1).unwrap_err().to_string();
+        assert!(err.contains("PEs along x = 0"), "{err}");
+    }
+}

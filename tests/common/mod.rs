@@ -1,0 +1,36 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::sync::{Arc, OnceLock};
+
+use wafer_emu::field::InitialCondition;
+use wafer_emu::gpu::{AdapterRequest, GpuContext};
+use wafer_emu::kernels::{HeatCoefficients, KernelKind};
+use wafer_emu::model::Problem;
+use wafer_emu::wafer::WaferGeometry;
+
+/// The GPU context shared by a test binary, or `None` with a printed reason when no adapter is
+/// found. With `WAFER_EMU_REQUIRE_GPU=1` (set by CI) a missing adapter fails the test instead.
+pub fn gpu() -> Option<Arc<GpuContext>> {
+    static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
+    let ctx = CTX.get_or_init(|| match GpuContext::new(&AdapterRequest::from_env()) {
+        Ok(ctx) => {
+            eprintln!("testing on {}", ctx.describe());
+            Some(ctx)
+        }
+        Err(e) => {
+            let required = std::env::var("WAFER_EMU_REQUIRE_GPU").is_ok_and(|v| v == "1");
+            assert!(!required, "WAFER_EMU_REQUIRE_GPU=1 but no adapter: {e}");
+            eprintln!("SKIPPED: this test needs a GPU adapter and none was found ({e})");
+            None
+        }
+    });
+    ctx.clone()
+}
+
+/// A heat problem with advection on, random initial values (every bit matters).
+pub fn problem(kernel: KernelKind, pes: (u32, u32), n: u32, seed: u64) -> Problem {
+    let coefficients = HeatCoefficients { a: 0.9, c: 0.6, d: 0.3, e: -0.2, dt: 0.2 };
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+    Problem::new(kernel, coefficients, geometry, InitialCondition::Random { seed }).unwrap()
+}

@@ -1,0 +1,81 @@
+//! DESIGN.md's determinism contract on one wafer: the emulated wafer equals the plain
+//! global-grid kernel bit for bit on the same adapter, and the CPU backend within a bound.
+
+mod common;
+
+use wafer_emu::cpu::{CpuGlobal, CpuWafer};
+use wafer_emu::gpu::{GpuGlobal, GpuWafer};
+use wafer_emu::kernels::KernelKind;
+use wafer_emu::model::Simulator;
+
+const SHAPES: [(u32, u32); 4] = [(1, 1), (2, 2), (3, 5), (8, 8)];
+const NS: [u32; 4] = [1, 2, 3, 8];
+/// Checkpoints after 0, 1, 7 and 64 steps.
+const CHECKPOINTS: [u64; 4] = [0, 1, 7, 64];
+
+fn bits(field: &wafer_emu::field::GlobalField) -> Vec<u32> {
+    field.data.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Runs two simulators side by side and compares bits at every checkpoint.
+fn assert_same_bits(a: &mut dyn Simulator, b: &mut dyn Simulator, what: &str) {
+    for &t in &CHECKPOINTS {
+        a.advance(t - a.step()).unwrap();
+        b.advance(t - b.step()).unwrap();
+        let (fa, fb) = (a.field().unwrap(), b.field().unwrap());
+        let diff = bits(&fa).iter().zip(bits(&fb)).filter(|(x, y)| *x != y).count();
+        assert_eq!(diff, 0, "{what}: {diff} points differ after {t} steps");
+    }
+}
+
+#[test]
+fn gpu_wafer_equals_gpu_global_bit_for_bit() {
+    let Some(ctx) = common::gpu() else { return };
+    for kernel in KernelKind::ALL {
+        for pes in SHAPES {
+            for n in NS {
+                let problem = common::problem(kernel, pes, n, 7);
+                let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+                let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+                let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
+                assert_same_bits(&mut wafer, &mut global, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_wafer_equals_cpu_global_bit_for_bit() {
+    for kernel in KernelKind::ALL {
+        for pes in SHAPES {
+            for n in NS {
+                let problem = common::problem(kernel, pes, n, 11);
+                let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
+                assert_same_bits(&mut CpuWafer::new(&problem), &mut CpuGlobal::new(&problem), &what);
+            }
+        }
+    }
+}
+
+/// GPU against CPU: drivers may contract `a * b + c` into a fused multiply-add, which changes
+/// one rounding per operation. Every weight here is in [0, 1) and they sum to 1, so each step
+/// adds at most (flops per point) * eps * max|u| and keeps earlier errors from growing. Bound
+/// after T steps: |gpu - cpu| <= T * 17 * 2^-24 * max|u0|.
+#[test]
+fn gpu_wafer_agrees_with_cpu_backend_within_bound() {
+    let Some(ctx) = common::gpu() else { return };
+    let steps = 64;
+    for kernel in KernelKind::ALL {
+        let problem = common::problem(kernel, (3, 5), 8, 3);
+        let mut gpu = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut cpu = CpuWafer::new(&problem);
+        gpu.advance(steps).unwrap();
+        cpu.advance(steps).unwrap();
+        let (fg, fc) = (gpu.field().unwrap(), cpu.field().unwrap());
+        let max_u0 = problem.initial_field().range().1 as f64;
+        let bound = steps as f64 * 17.0 * f64::powi(2.0, -24) * max_u0;
+        let worst = fg.data.iter().zip(&fc.data).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max);
+        assert!(worst <= bound, "{}: GPU and CPU differ by {worst:e} > {bound:e}", kernel.name());
+        eprintln!("{}: max |gpu - cpu| = {worst:e} (bound {bound:e})", kernel.name());
+    }
+}
