@@ -44,14 +44,20 @@ pub enum InitialCondition {
     Mode { kx: u32, ky: u32 },
     /// Deterministic pseudo-random values in `[0, 1)` from a seed (every bit exercised).
     Random { seed: u64 },
+    /// Each point holds its own index `y * nx + x` (exact below 2^24 points): shows where
+    /// every point went.
+    Index,
 }
 
 impl InitialCondition {
-    /// Parses `gauss`, `mode:KX,KY` or `random:SEED`.
+    /// Parses `gauss`, `mode:KX,KY`, `random:SEED` or `index`.
     pub fn parse(s: &str) -> Result<Self> {
-        let bad = || invalid!("unknown initial condition '{s}': allowed gauss, mode:KX,KY, random:SEED");
+        let bad = || {
+            invalid!("unknown initial condition '{s}': allowed gauss, mode:KX,KY, random:SEED, index")
+        };
         match s.split_once(':') {
             None if s == "gauss" => Ok(Self::Gauss),
+            None if s == "index" => Ok(Self::Index),
             Some(("mode", k)) => {
                 let (kx, ky) = k.split_once(',').ok_or_else(bad)?;
                 Ok(Self::Mode {
@@ -82,6 +88,7 @@ impl InitialCondition {
                 let h = splitmix64(seed ^ ((y as u64) << 32 | x as u64));
                 (h >> 40) as f32 / (1u64 << 24) as f32
             }),
+            Self::Index => GlobalField::from_fn(nx, ny, |x, y| (y as u64 * nx as u64 + x as u64) as f32),
         }
     }
 }

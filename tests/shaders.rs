@@ -1,0 +1,12 @@
+//! Every composed WGSL shader parses and validates with naga; needs no GPU.
+
+#[test]
+fn all_shaders_validate_with_naga() {
+    let shaders = wafer_emu::gpu::shaders::all();
+    assert!(shaders.len() >= 6);
+    for (name, source) in shaders {
+        if let Err(e) = wafer_emu::gpu::shaders::validate(&name, &source) {
+            panic!("{e}");
+        }
+    }
+}
