@@ -1,12 +1,17 @@
 //! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
 //! running stencil codes with the Domain Translation algorithm. See DESIGN.md for the model.
 
+pub mod bench;
+pub mod cli;
 pub mod cpu;
+pub mod engine;
 pub mod error;
 pub mod field;
 pub mod gpu;
 pub mod kernels;
 pub mod model;
+pub mod output;
+pub mod run;
 pub mod wafer;
 
 pub use error::{Error, Result};

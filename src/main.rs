@@ -1,1 +1,59 @@
-fn main() {}
+//! The `wafer-emu` command: a thin layer over the library.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use wafer_emu::cli::{Cli, Command, EngineArgs};
+use wafer_emu::gpu::{list_adapters, AdapterRequest};
+
+fn main() -> ExitCode {
+    match dispatch(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let bad_input = e.downcast_ref::<wafer_emu::Error>().is_some_and(|e| e.is_bad_input());
+            ExitCode::from(if bad_input { 2 } else { 1 })
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    let mut warn = |w: &str| eprintln!("{w}");
+    match command {
+        Command::Run(args) => {
+            let config = args.config()?;
+            let bar = ProgressBar::new(config.steps).with_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
+                    .expect("valid template"),
+            );
+            let report = wafer_emu::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
+            bar.finish_and_clear();
+            print!("{report}");
+        }
+        Command::Adapters(args) => adapters(&args)?,
+        Command::Bench(args) => {
+            let config = args.config()?;
+            println!("{}", wafer_emu::bench::bench(&config, &mut warn)?);
+        }
+    }
+    Ok(())
+}
+
+fn adapters(args: &EngineArgs) -> Result<()> {
+    let request = args.request()?;
+    let backends = match request.backend {
+        wafer_emu::engine::BackendChoice::Gpu(b) => b,
+        _ => wgpu::Backends::all(),
+    };
+    let found = list_adapters(&AdapterRequest { backends, name: request.adapter });
+    if found.is_empty() {
+        println!("no GPU adapter found; `run --backend auto` falls back to the CPU backend");
+    }
+    for (k, adapter) in found.iter().enumerate() {
+        let tag = if adapter.is_software() { " [software]" } else { "" };
+        println!("{k}: {}{tag}", adapter.line());
+    }
+    Ok(())
+}

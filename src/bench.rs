@@ -1,0 +1,188 @@
+//! `wafer-emu bench`: the emulated wafer, the global kernel, the CPU backend and the copy
+//! ceilings (GPU and CPU) on the same global grid, timed interleaved in one run so that the
+//! ratios survive a noisy machine.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::cpu::CpuWafer;
+use crate::engine::EngineRequest;
+use crate::field::InitialCondition;
+use crate::gpu::{CopyKernel, GpuContext, GpuGlobal, GpuWafer};
+use crate::kernels::{HeatCoefficients, KernelKind};
+use crate::model::{Problem, Simulator};
+use crate::wafer::WaferGeometry;
+use crate::{invalid, Result};
+
+/// Bytes one point update moves at best: read one f32, write one f32.
+pub const BYTES_PER_UPDATE: f64 = 8.0;
+
+/// A validated `bench`.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    pub kernel: KernelKind,
+    /// Global grid side (square).
+    pub grid: u32,
+    /// Points per PE side to compare, each with `grid / n` PEs per side.
+    pub ns: Vec<u32>,
+    pub steps: u64,
+    pub reps: usize,
+    pub engine: EngineRequest,
+    /// Also time the CPU backend.
+    pub cpu: bool,
+}
+
+impl BenchConfig {
+    /// Checks that every `n` divides the grid and the counts are positive.
+    pub fn validate(&self) -> Result<()> {
+        if self.steps == 0 || self.reps == 0 {
+            return Err(invalid!("steps = {} and reps = {} must both be >= 1", self.steps, self.reps));
+        }
+        for &n in &self.ns {
+            if n == 0 || self.grid % n != 0 {
+                return Err(invalid!("n = {n} must divide the grid side {} (n >= 1)", self.grid));
+            }
+            WaferGeometry::new(self.grid / n, self.grid / n, n, 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// One timed variant: median point updates per second over the repetitions.
+#[derive(Clone, Debug)]
+pub struct BenchRow {
+    pub name: String,
+    pub updates_per_second: f64,
+}
+
+/// All rows of one bench run.
+#[derive(Clone, Debug)]
+pub struct BenchReport {
+    pub config: BenchConfig,
+    pub engine: String,
+    pub rows: Vec<BenchRow>,
+}
+
+/// Something that can be timed for `steps` steps.
+type Variant<'a> = (String, Box<dyn FnMut(u64) -> Result<()> + 'a>);
+
+/// Runs the bench.
+pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+    config.validate()?;
+    let (ctx, warnings) = config.engine.open()?;
+    warnings.iter().for_each(|w| on_warning(w));
+    let problems: Vec<Problem> = config.ns.iter().map(|&n| problem(config, n)).collect::<Result<_>>()?;
+    let mut variants: Vec<Variant> = vec![];
+    if let Some(ctx) = &ctx {
+        add_gpu_variants(&mut variants, ctx, &problems)?;
+    }
+    if config.cpu || ctx.is_none() {
+        add_cpu_variants(&mut variants, &problems, config.grid);
+    }
+    let mut samples = vec![vec![]; variants.len()];
+    for (_, run) in variants.iter_mut() {
+        run(1)?; // Warm-up: pipelines compiled, caches filled.
+    }
+    for _ in 0..config.reps {
+        for ((_, run), times) in variants.iter_mut().zip(&mut samples) {
+            let started = Instant::now();
+            run(config.steps)?;
+            times.push(started.elapsed().as_secs_f64());
+        }
+    }
+    let points = config.grid as f64 * config.grid as f64;
+    let rows = variants
+        .into_iter()
+        .zip(samples)
+        .map(|((name, _), mut times)| {
+            times.sort_by(f64::total_cmp);
+            let median = times[times.len() / 2];
+            BenchRow { name, updates_per_second: points * config.steps as f64 / median }
+        })
+        .collect();
+    let engine = ctx.map_or("CPU backend".to_string(), |c| c.describe());
+    Ok(BenchReport { config: config.clone(), engine, rows })
+}
+
+fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
+    let geometry = WaferGeometry::new(config.grid / n, config.grid / n, n, 1)?;
+    let init = InitialCondition::Random { seed: 1 };
+    Problem::new(config.kernel, HeatCoefficients::default(), geometry, init)
+}
+
+fn stepper<'a>(mut sim: impl Simulator + 'a) -> Box<dyn FnMut(u64) -> Result<()> + 'a> {
+    Box::new(move |steps| sim.advance(steps))
+}
+
+fn add_gpu_variants(variants: &mut Vec<Variant>, ctx: &Arc<GpuContext>, problems: &[Problem]) -> Result<()> {
+    let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
+    variants.push(("GPU copy kernel (ceiling)".into(), Box::new(move |steps| copy.run(steps))));
+    variants.push(("GPU global kernel".into(), stepper(GpuGlobal::new(ctx.clone(), &problems[0])?)));
+    for problem in problems {
+        let g = problem.geometry;
+        let name = format!("GPU emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
+        variants.push((name, stepper(GpuWafer::new(ctx.clone(), problem)?)));
+    }
+    Ok(())
+}
+
+fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32) {
+    let size = grid as usize * grid as usize;
+    let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
+    variants.push((
+        "CPU copy (memory ceiling)".into(),
+        Box::new(move |steps| {
+            for _ in 0..steps {
+                b.par_chunks_mut(1 << 16).zip(a.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
+                std::mem::swap(&mut a, &mut b);
+            }
+            Ok(())
+        }),
+    ));
+    for problem in problems {
+        let g = problem.geometry;
+        let name = format!("CPU emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
+        variants.push((name, stepper(CpuWafer::new(problem))));
+    }
+}
+
+impl BenchReport {
+    fn rate(&self, prefix: &str) -> Option<f64> {
+        self.rows.iter().find(|r| r.name.starts_with(prefix)).map(|r| r.updates_per_second)
+    }
+}
+
+impl fmt::Display for BenchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.config;
+        writeln!(
+            f,
+            "{} on a {g}x{g} grid, {} steps x {} reps (median), adapter: {}",
+            c.kernel.name(),
+            c.steps,
+            c.reps,
+            self.engine,
+            g = c.grid
+        )?;
+        writeln!(f, "{:<44} {:>12} {:>9} {:>9} {:>9}", "variant", "G upd/s", "GB/s", "/ceiling", "/global")?;
+        let global = self.rate("GPU global");
+        for row in &self.rows {
+            let ceiling = if row.name.starts_with("GPU") { self.rate("GPU copy") } else { self.rate("CPU copy") };
+            let ratio = |base: Option<f64>| base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b));
+            let vs_global = if row.name.starts_with("GPU emulated") { ratio(global) } else { "-".into() };
+            writeln!(
+                f,
+                "{:<44} {:>12.3} {:>9.2} {:>9} {:>9}",
+                row.name,
+                row.updates_per_second / 1e9,
+                row.updates_per_second * BYTES_PER_UPDATE / 1e9,
+                ratio(ceiling),
+                vs_global
+            )?;
+        }
+        write!(f, "GB/s counts {BYTES_PER_UPDATE} bytes per point update (one read, one write)")
+    }
+}

@@ -1,0 +1,176 @@
+//! Command-line arguments, and their conversion into validated configurations in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::bench::BenchConfig;
+use crate::engine::EngineRequest;
+use crate::field::InitialCondition;
+use crate::kernels::{HeatCoefficients, KernelKind};
+use crate::model::Problem;
+use crate::run::RunConfig;
+use crate::wafer::WaferGeometry;
+use crate::{invalid, Result};
+
+#[derive(Debug, Parser)]
+#[command(name = "wafer-emu", version, about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a stencil kernel on an emulated wafer and write the field (.npy, .png) and a summary.
+    Run(RunArgs),
+    /// List the GPU adapters wgpu finds, best first, with the limits that matter here.
+    Adapters(EngineArgs),
+    /// Time the emulated wafer against the global kernel, the CPU backend and the copy ceilings.
+    Bench(BenchArgs),
+}
+
+/// Where to run.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// auto (best adapter, CPU backend if none), cpu, vulkan, gl, metal or dx12 [env: WGPU_BACKEND]
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Use the adapter whose name contains this (case-insensitive) [env: WGPU_ADAPTER_NAME]
+    #[arg(long)]
+    pub adapter: Option<String>,
+}
+
+impl EngineArgs {
+    pub fn request(&self) -> Result<EngineRequest> {
+        EngineRequest::new(self.backend.as_deref(), self.adapter.as_deref())
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Kernel: heat5 or heat9
+    pub kernel: String,
+    /// PEs of the wafer, WxH (or one number for a square)
+    #[arg(long, default_value = "64x64", value_parser = parse_pes)]
+    pub pes: (u32, u32),
+    /// Grid points per PE side (each PE owns n x n points)
+    #[arg(long, default_value_t = 8)]
+    pub n: u32,
+    /// Stencil reach p, the translation per step (the kernel's own by default)
+    #[arg(long)]
+    pub p: Option<u32>,
+    /// Time steps
+    #[arg(long, default_value_t = 1000)]
+    pub steps: u64,
+    #[command(flatten)]
+    pub heat: HeatArgs,
+    /// Initial condition: gauss, mode:KX,KY, random:SEED or index
+    #[arg(long, default_value = "gauss")]
+    pub init: String,
+    /// Output folder for the fields and summary.txt
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+    /// Write no files, only print the summary
+    #[arg(long)]
+    pub no_output: bool,
+    /// Also write the field every K steps (step 0 included)
+    #[arg(long, value_name = "K")]
+    pub snapshot_every: Option<u64>,
+    /// Also run the plain global-grid kernel on the same adapter and compare bits
+    #[arg(long)]
+    pub check: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The heat equation u' = A u_xx + C u_yy + D u_x + E u_y, forward Euler with step dt.
+#[derive(Debug, Args)]
+pub struct HeatArgs {
+    /// Diffusion along x (A)
+    #[arg(long = "coef-a", default_value_t = HeatCoefficients::default().a, allow_negative_numbers = true)]
+    pub a: f32,
+    /// Diffusion along y (C)
+    #[arg(long = "coef-c", default_value_t = HeatCoefficients::default().c, allow_negative_numbers = true)]
+    pub c: f32,
+    /// Advection along x (D)
+    #[arg(long = "coef-d", default_value_t = HeatCoefficients::default().d, allow_negative_numbers = true)]
+    pub d: f32,
+    /// Advection along y (E)
+    #[arg(long = "coef-e", default_value_t = HeatCoefficients::default().e, allow_negative_numbers = true)]
+    pub e: f32,
+    /// Time step
+    #[arg(long, default_value_t = HeatCoefficients::default().dt, allow_negative_numbers = true)]
+    pub dt: f32,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Kernel: heat5 or heat9
+    #[arg(default_value = "heat5")]
+    pub kernel: String,
+    /// Side of the square global grid, the same for every variant
+    #[arg(long, default_value_t = 1024)]
+    pub grid: u32,
+    /// Points per PE side to compare (comma-separated); the wafer has grid/n PEs per side
+    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16, 32])]
+    pub n: Vec<u32>,
+    /// Steps per timed repetition
+    #[arg(long, default_value_t = 20)]
+    pub steps: u64,
+    /// Repetitions (the median is reported)
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Skip the CPU backend
+    #[arg(long)]
+    pub no_cpu: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("'{s}' is not a PE count: use WxH such as 64x64, or one number");
+    let (w, h) = s.split_once(['x', 'X']).unwrap_or((s, s));
+    Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
+}
+
+impl RunArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> Result<RunConfig> {
+        let kernel = KernelKind::parse(&self.kernel)?;
+        let p = self.p.unwrap_or(kernel.supported_p()[0]);
+        kernel.check_p(p)?;
+        let geometry = WaferGeometry::new(self.pes.0, self.pes.1, self.n, p)?;
+        let h = &self.heat;
+        let coefficients = HeatCoefficients { a: h.a, c: h.c, d: h.d, e: h.e, dt: h.dt };
+        let problem = Problem::new(kernel, coefficients, geometry, InitialCondition::parse(&self.init)?)?;
+        if self.snapshot_every == Some(0) {
+            return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));
+        }
+        Ok(RunConfig {
+            problem,
+            steps: self.steps,
+            engine: self.engine.request()?,
+            out: (!self.no_output).then(|| self.out.clone()),
+            snapshot_every: self.snapshot_every,
+            check: self.check,
+        })
+    }
+}
+
+impl BenchArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> Result<BenchConfig> {
+        let config = BenchConfig {
+            kernel: KernelKind::parse(&self.kernel)?,
+            grid: self.grid,
+            ns: self.n.clone(),
+            steps: self.steps,
+            reps: self.reps,
+            engine: self.engine.request()?,
+            cpu: !self.no_cpu,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}

@@ -1,0 +1,88 @@
+//! Choosing where to run: a GPU adapter (from flags, then `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`)
+//! with the CPU backend as the fallback when no adapter exists and none was asked for.
+
+use std::sync::Arc;
+
+use crate::cpu::{CpuGlobal, CpuWafer};
+use crate::gpu::{parse_backend, AdapterRequest, GpuContext, GpuGlobal, GpuWafer};
+use crate::model::{Problem, Simulator};
+use crate::{Error, Result};
+
+/// Where the user asked to run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BackendChoice {
+    /// The best adapter; the CPU backend if there is none.
+    Auto,
+    /// The CPU backend (rayon), no adapter at all.
+    Cpu,
+    /// These GPU backends only: no adapter is an error.
+    Gpu(wgpu::Backends),
+}
+
+/// A validated request for an engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineRequest {
+    pub backend: BackendChoice,
+    /// Case-insensitive substring of the adapter name.
+    pub adapter: Option<String>,
+}
+
+impl EngineRequest {
+    /// From the `--backend` and `--adapter` flags, falling back to `WGPU_BACKEND` and
+    /// `WGPU_ADAPTER_NAME`.
+    pub fn new(backend: Option<&str>, adapter: Option<&str>) -> Result<Self> {
+        let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+        let backend = match backend.map(str::to_owned).or_else(|| env("WGPU_BACKEND")) {
+            None => BackendChoice::Auto,
+            Some(b) if b.eq_ignore_ascii_case("auto") => BackendChoice::Auto,
+            Some(b) if b.eq_ignore_ascii_case("cpu") => BackendChoice::Cpu,
+            Some(b) => BackendChoice::Gpu(parse_backend(&b)?),
+        };
+        let adapter = adapter.map(str::to_owned).or_else(|| env("WGPU_ADAPTER_NAME"));
+        Ok(Self { backend, adapter })
+    }
+
+    /// Opens the GPU context this request names; `Ok(None)` means: use the CPU backend.
+    pub fn open(&self) -> Result<(Option<Arc<GpuContext>>, Vec<String>)> {
+        let request = |backends| AdapterRequest { backends, name: self.adapter.clone() };
+        match &self.backend {
+            BackendChoice::Cpu => Ok((None, vec![])),
+            BackendChoice::Gpu(backends) => GpuContext::new(&request(*backends)).map(with_warnings),
+            BackendChoice::Auto => match GpuContext::new(&request(wgpu::Backends::all())) {
+                Ok(ctx) => Ok(with_warnings(ctx)),
+                Err(Error::NoAdapter(why)) if self.adapter.is_none() => Ok((
+                    None,
+                    vec![format!("warning: no GPU adapter found{why}; running on the CPU backend")],
+                )),
+                Err(e) => Err(e),
+            },
+        }
+    }
+}
+
+fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>) {
+    let mut warnings = vec![];
+    if ctx.adapter.is_software() {
+        warnings.push(format!(
+            "warning: {} is a software adapter (runs on the CPU); numbers are not GPU numbers",
+            ctx.describe()
+        ));
+    }
+    (Some(ctx), warnings)
+}
+
+/// The emulated wafer on the context's adapter, or on the CPU without one.
+pub fn wafer(ctx: Option<&Arc<GpuContext>>, problem: &Problem) -> Result<Box<dyn Simulator>> {
+    Ok(match ctx {
+        Some(ctx) => Box::new(GpuWafer::new(ctx.clone(), problem)?),
+        None => Box::new(CpuWafer::new(problem)),
+    })
+}
+
+/// The global-grid reference kernel on the same adapter (or the CPU).
+pub fn global(ctx: Option<&Arc<GpuContext>>, problem: &Problem) -> Result<Box<dyn Simulator>> {
+    Ok(match ctx {
+        Some(ctx) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
+        None => Box::new(CpuGlobal::new(problem)),
+    })
+}

@@ -1,0 +1,212 @@
+//! Output files: fields as `.npy` and as PNG pictures with a colour bar. Every file is written
+//! to a temporary name beside its target and renamed, so no half-written file is ever left.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::field::GlobalField;
+use crate::{Error, Result};
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_error(path, e));
+    }
+    Ok(())
+}
+
+/// Creates `dir` if needed and checks that files can be written into it, before any work.
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let probe = dir.join(format!(".wafer-emu-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| io_error(dir, e))?;
+    std::fs::remove_file(&probe).map_err(|e| io_error(dir, e))
+}
+
+/// The field as a NumPy `.npy` file: little-endian f32, shape `(ny, nx)`, row `y` upward.
+pub fn npy_bytes(field: &GlobalField) -> Vec<u8> {
+    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", field.ny, field.nx);
+    // Magic (6) + version (2) + header length (2) + dict + newline, padded to 64 bytes.
+    let unpadded = 10 + dict.len() + 1;
+    let header_len = unpadded.div_ceil(64) * 64 - 10;
+    let mut bytes = Vec::with_capacity(10 + header_len + field.data.len() * 4);
+    bytes.extend_from_slice(b"\x93NUMPY\x01\x00");
+    bytes.extend_from_slice(&(header_len as u16).to_le_bytes());
+    bytes.extend_from_slice(dict.as_bytes());
+    bytes.resize(10 + header_len - 1, b' ');
+    bytes.push(b'\n');
+    for v in &field.data {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes
+}
+
+/// Viridis at nine evenly spaced stops.
+const VIRIDIS: [[u8; 3]; 9] = [
+    [68, 1, 84],
+    [71, 44, 122],
+    [59, 81, 139],
+    [44, 113, 142],
+    [33, 144, 141],
+    [39, 173, 129],
+    [92, 200, 99],
+    [170, 220, 50],
+    [253, 231, 37],
+];
+
+fn colour(t: f32) -> [u8; 3] {
+    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let x = t * (VIRIDIS.len() - 1) as f32;
+    let (k, f) = ((x as usize).min(VIRIDIS.len() - 2), x - (x as usize).min(VIRIDIS.len() - 2) as f32);
+    let (a, b) = (VIRIDIS[k], VIRIDIS[k + 1]);
+    [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
+}
+
+/// 3 x 5 pixel glyphs, one row of three bits per entry, top row first.
+fn glyph(c: char) -> [u8; 5] {
+    match c {
+        '0' => [7, 5, 5, 5, 7],
+        '1' => [2, 6, 2, 2, 7],
+        '2' => [7, 1, 7, 4, 7],
+        '3' => [7, 1, 7, 1, 7],
+        '4' => [5, 5, 7, 1, 1],
+        '5' => [7, 4, 7, 1, 7],
+        '6' => [7, 4, 7, 5, 7],
+        '7' => [7, 1, 1, 1, 1],
+        '8' => [7, 5, 7, 5, 7],
+        '9' => [7, 5, 7, 1, 7],
+        '.' => [0, 0, 0, 0, 2],
+        '-' => [0, 0, 7, 0, 0],
+        '+' => [0, 2, 7, 2, 0],
+        'e' => [0, 7, 7, 4, 7],
+        _ => [0; 5],
+    }
+}
+
+/// An RGB canvas.
+struct Canvas {
+    width: usize,
+    height: usize,
+    rgb: Vec<u8>,
+}
+
+impl Canvas {
+    fn new(width: usize, height: usize) -> Self {
+        Self { width, height, rgb: vec![255; width * height * 3] }
+    }
+
+    fn put(&mut self, x: usize, y: usize, c: [u8; 3]) {
+        if x < self.width && y < self.height {
+            let k = (y * self.width + x) * 3;
+            self.rgb[k..k + 3].copy_from_slice(&c);
+        }
+    }
+
+    fn rect(&mut self, x: usize, y: usize, w: usize, h: usize, c: [u8; 3]) {
+        for yy in y..y + h {
+            for xx in x..x + w {
+                self.put(xx, yy, c);
+            }
+        }
+    }
+
+    /// Text with 3 x 5 glyphs scaled by `s`, top-left at `(x, y)`.
+    fn text(&mut self, x: usize, y: usize, s: usize, text: &str) {
+        for (k, c) in text.chars().enumerate() {
+            for (row, bits) in glyph(c).iter().enumerate() {
+                for col in 0..3 {
+                    if bits >> (2 - col) & 1 == 1 {
+                        self.rect(x + (k * 4 + col) * s, y + row * s, s, s, [0, 0, 0]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Longest side of the field part of a picture; larger fields are subsampled.
+const MAX_PICTURE: usize = 2048;
+/// Shortest side small fields are scaled up to.
+const MIN_PICTURE: usize = 256;
+
+/// The field as a PNG: `y` upward, viridis from the minimum to the maximum, a colour bar with
+/// the minimum, middle and maximum values to the right.
+pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
+    let (nx, ny) = (field.nx as usize, field.ny as usize);
+    let longest = nx.max(ny);
+    let (up, down) = if longest >= MIN_PICTURE {
+        (1, longest.div_ceil(MAX_PICTURE))
+    } else {
+        (MIN_PICTURE.div_ceil(longest), 1)
+    };
+    let (fw, fh) = (nx.div_ceil(down) * up, ny.div_ceil(down) * up);
+    let (lo, hi) = field.range();
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let labels = [hi, (lo + hi) / 2.0, lo].map(|v| format!("{v:.3e}"));
+    let text_w = labels.iter().map(|l| l.len()).max().unwrap_or(0) * 8;
+    let (margin, bar_w) = (10, 20);
+    let height = fh.max(60) + 2 * margin;
+    let width = margin + fw + margin + bar_w + 6 + text_w + margin;
+    let mut canvas = Canvas::new(width, height);
+    for py in 0..fh {
+        let y = (fh - 1 - py) / up * down;
+        for px in 0..fw {
+            let x = px / up * down;
+            canvas.put(margin + px, margin + py, colour((field.at(x as u32, y as u32) - lo) / span));
+        }
+    }
+    let bar_x = margin + fw + margin;
+    let bar_h = height - 2 * margin;
+    for k in 0..bar_h {
+        canvas.rect(bar_x, margin + k, bar_w, 1, colour(1.0 - k as f32 / (bar_h - 1) as f32));
+    }
+    for (k, label) in labels.iter().enumerate() {
+        let y = margin + k * (bar_h - 10) / 2;
+        canvas.text(bar_x + bar_w + 6, y, 2, label);
+    }
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let png_error = |e: png::EncodingError| Error::Io { path: PathBuf::from("<png>"), source: std::io::Error::other(e) };
+    let mut writer = encoder.write_header().map_err(png_error)?;
+    writer.write_image_data(&canvas.rgb).map_err(png_error)?;
+    writer.finish().map_err(png_error)?;
+    Ok(bytes)
+}
+
+/// Writes `stem.npy` and `stem.png` of the field into `dir`; returns the paths.
+pub fn write_field(dir: &Path, stem: &str, field: &GlobalField) -> Result<Vec<PathBuf>> {
+    let npy = dir.join(format!("{stem}.npy"));
+    let png = dir.join(format!("{stem}.png"));
+    write_atomic(&npy, &npy_bytes(field))?;
+    write_atomic(&png, &png_bytes(field)?)?;
+    Ok(vec![npy, png])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_aligned_and_data_follows() {
+        let field = GlobalField::from_fn(3, 2, |x, y| (x + 10 * y) as f32);
+        let bytes = npy_bytes(&field);
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        assert_eq!(bytes[10 + header_len - 1], b'\n');
+        assert!(String::from_utf8_lossy(&bytes[10..10 + header_len]).contains("'shape': (2, 3)"));
+        let last = &bytes[bytes.len() - 4..];
+        assert_eq!(f32::from_le_bytes(last.try_into().unwrap()), 12.0);
+    }
+}

@@ -1,0 +1,154 @@
+//! `wafer-emu run`: advance a problem on the chosen engine, with snapshots in global
+//! coordinates, an optional bit-for-bit check against the global kernel, and a summary.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::engine::{self, EngineRequest};
+use crate::field::GlobalField;
+use crate::model::Problem;
+use crate::output;
+use crate::Result;
+
+/// A validated `run`.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub problem: Problem,
+    pub steps: u64,
+    pub engine: EngineRequest,
+    /// Output folder; `None` writes nothing.
+    pub out: Option<PathBuf>,
+    /// Also write the field every this many steps.
+    pub snapshot_every: Option<u64>,
+    /// Also run the global-grid kernel and compare bits.
+    pub check: bool,
+}
+
+/// How the bit-for-bit check came out.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    pub reference: String,
+    pub differing_points: usize,
+}
+
+/// What a run did, printed as its summary.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub problem: Problem,
+    pub steps: u64,
+    pub engine: String,
+    /// Wall time spent stepping (no setup, readback or output).
+    pub stepping: Duration,
+    pub final_field_range: (f32, f32),
+    pub outputs: Vec<PathBuf>,
+    pub check: Option<CheckResult>,
+}
+
+/// Steps per progress report: grown until one report takes about this long.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Runs the configuration; `on_warning` gets warnings (software adapter, CPU fallback) before
+/// the work starts and `on_progress(done, total)` follows the stepping.
+pub fn run(
+    config: &RunConfig,
+    on_warning: &mut dyn FnMut(&str),
+    on_progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunReport> {
+    if let Some(dir) = &config.out {
+        output::prepare_dir(dir)?;
+    }
+    let (ctx, warnings) = config.engine.open()?;
+    warnings.iter().for_each(|w| on_warning(w));
+    let problem = &config.problem;
+    let mut wafer = engine::wafer(ctx.as_ref(), problem)?;
+    let mut outputs = vec![];
+    let mut stepping = Duration::ZERO;
+    let mut chunk = 1;
+    loop {
+        let step = wafer.step();
+        let snapshot_due = config.snapshot_every.is_some_and(|k| step % k == 0);
+        if let Some(dir) = config.out.as_ref().filter(|_| snapshot_due || step == config.steps) {
+            let stem = format!("{}_step{step:08}", problem.kernel.name());
+            outputs.extend(output::write_field(dir, &stem, &wafer.field()?)?);
+        }
+        if step == config.steps {
+            break;
+        }
+        let next_snapshot = config.snapshot_every.map_or(config.steps, |k| (step / k + 1) * k);
+        let count = chunk.min(next_snapshot.min(config.steps) - step);
+        let started = Instant::now();
+        wafer.advance(count)?;
+        let took = started.elapsed();
+        stepping += took;
+        if took < PROGRESS_INTERVAL {
+            chunk = chunk.saturating_mul(2);
+        }
+        on_progress(wafer.step(), config.steps);
+    }
+    let field = wafer.field()?;
+    let check = if config.check { Some(check_against_global(ctx.as_ref(), problem, config.steps, &field)?) } else { None };
+    let report = RunReport {
+        problem: *problem,
+        steps: config.steps,
+        engine: wafer.describe(),
+        stepping,
+        final_field_range: field.range(),
+        outputs,
+        check,
+    };
+    if let Some(dir) = &config.out {
+        let path = dir.join("summary.txt");
+        output::write_atomic(&path, report.to_string().as_bytes())?;
+    }
+    Ok(report)
+}
+
+fn check_against_global(
+    ctx: Option<&std::sync::Arc<crate::gpu::GpuContext>>,
+    problem: &Problem,
+    steps: u64,
+    field: &GlobalField,
+) -> Result<CheckResult> {
+    let mut global = engine::global(ctx, problem)?;
+    global.advance(steps)?;
+    let reference = global.field()?;
+    let differing_points = field.data.iter().zip(&reference.data).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+    Ok(CheckResult { reference: global.describe(), differing_points })
+}
+
+impl RunReport {
+    /// Point updates per second of wall time while stepping.
+    pub fn updates_per_second(&self) -> f64 {
+        (self.problem.geometry.points() * self.steps) as f64 / self.stepping.as_secs_f64().max(1e-12)
+    }
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = &self.problem.geometry;
+        let (nx, ny) = g.global_size();
+        let secs = self.stepping.as_secs_f64();
+        let flops = self.problem.flops_per_step() * self.steps;
+        writeln!(f, "kernel        {} ({} FLOPs per point)", self.problem.kernel.name(), self.problem.kernel.flops_per_point())?;
+        writeln!(f, "wafer         {}x{} PEs, n = {}, p = {} (SRAM block {}x{})", g.pes_x, g.pes_y, g.n, g.p, g.stride(), g.stride())?;
+        writeln!(f, "global grid   {nx} x {ny} = {} points", g.points())?;
+        writeln!(f, "steps         {}", self.steps)?;
+        writeln!(f, "engine        {}", self.engine)?;
+        writeln!(f, "wall time     {secs:.3} s stepping (emulator wall clock, not emulated time)")?;
+        writeln!(f, "updates/s     {:.4e} point-updates/s", self.updates_per_second())?;
+        writeln!(f, "FLOPs         {flops:.4e} executed, {:.4e} FLOP/s", flops as f64 / secs.max(1e-12))?;
+        writeln!(f, "field range   [{:.6e}, {:.6e}]", self.final_field_range.0, self.final_field_range.1)?;
+        if let Some(check) = &self.check {
+            let verdict = match check.differing_points {
+                0 => "bit-identical".to_string(),
+                k => format!("DIFFERS at {k} points"),
+            };
+            writeln!(f, "check         {verdict} to the {}", check.reference)?;
+        }
+        for path in &self.outputs {
+            writeln!(f, "wrote         {}", path.display())?;
+        }
+        Ok(())
+    }
+}
