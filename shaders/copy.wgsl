@@ -5,8 +5,11 @@
 
 @compute @workgroup_size(64)
 fn copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let first = linear_id(gid, groups) * 4u;
-    for (var k = first; k < min(first + 4u, arrayLength(&src)); k++) {
+    let k = linear_id(gid, groups) * 4u;
+    if k + 3u < arrayLength(&src) {
         dst[k] = src[k];
+        dst[k + 1u] = src[k + 1u];
+        dst[k + 2u] = src[k + 2u];
+        dst[k + 3u] = src[k + 3u];
     }
 }

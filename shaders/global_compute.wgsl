@@ -24,9 +24,10 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let right = (x + 1u) % grid.nx;
     var below = load_row((i0 + grid.ny - 1u) % grid.ny, left, x, right);
     var mid = load_row(i0, left, x, right);
+    let w = weights;
     for (var i = i0; i < i1; i++) {
         let above = load_row((i + 1u) % grid.ny, left, x, right);
-        v[i * grid.nx + x] = stencil_point(below, mid, above);
+        v[i * grid.nx + x] = stencil_point(w, below, mid, above);
         below = mid;
         mid = above;
     }

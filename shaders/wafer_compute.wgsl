@@ -24,16 +24,18 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let i0 = (id % per_pe) / wafer.n * wafer.rows_per_thread;
     let i1 = min(i0 + wafer.rows_per_thread, wafer.n);
     let base = pe * wafer.block;
+    let stride = wafer.stride;
     // Centre of the first window: row i0 + p, column j + p.
-    var k = base + (i0 + wafer.p) * wafer.stride + j + wafer.p;
-    var below = load_row(k - wafer.stride);
+    var k = base + (i0 + wafer.p) * stride + j + wafer.p;
+    var below = load_row(k - stride);
     var mid = load_row(k);
-    var out = base + (i0 + wafer.w) * wafer.stride + j + wafer.w;
+    var out = base + (i0 + wafer.w) * stride + j + wafer.w;
+    let w = weights;
     for (var i = i0; i < i1; i++) {
-        k += wafer.stride;
+        k += stride;
         let above = load_row(k);
-        y[out] = stencil_point(below, mid, above);
-        out += wafer.stride;
+        y[out] = stencil_point(w, below, mid, above);
+        out += stride;
         below = mid;
         mid = above;
     }

@@ -14,7 +14,7 @@ use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
 #[derive(Debug, Parser)]
-#[command(name = "wafer-emu", version, about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them")]
+#[command(name = "wafer-emu", version, args_override_self = true, about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -55,13 +55,13 @@ pub fn run(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
-    if let Some(dir) = &config.out {
-        output::prepare_dir(dir)?;
-    }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = &config.problem;
     let mut wafer = engine::wafer(ctx.as_ref(), problem)?;
+    if let Some(dir) = &config.out {
+        output::prepare_dir(dir)?;
+    }
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
     let mut chunk = 1;

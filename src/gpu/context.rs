@@ -79,6 +79,23 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
 /// software; Vulkan before the other backends of the same type.
 fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
     let mut adapters = pollster::block_on(instance(request.backends).enumerate_adapters(request.backends));
+    filter_and_sort(request, &mut adapters);
+    adapters
+}
+
+/// The best adapter for the request. The primary backends (Vulkan, Metal, DX12) are asked
+/// first; GL only when they have nothing, since probing GL without a display prints noise.
+fn best_adapter(request: &AdapterRequest) -> Option<wgpu::Adapter> {
+    let primary = request.backends & wgpu::Backends::PRIMARY;
+    let first = AdapterRequest { backends: primary, name: request.name.clone() };
+    let found = if primary.is_empty() { None } else { matching_adapters(&first).into_iter().next() };
+    found.or_else(|| {
+        let rest = AdapterRequest { backends: request.backends - primary, name: request.name.clone() };
+        (!rest.backends.is_empty()).then(|| matching_adapters(&rest).into_iter().next()).flatten()
+    })
+}
+
+fn filter_and_sort(request: &AdapterRequest, adapters: &mut Vec<wgpu::Adapter>) {
     if let Some(name) = &request.name {
         let name = name.to_lowercase();
         adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
@@ -94,7 +111,6 @@ fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
         };
         (kind, info.backend != wgpu::Backend::Vulkan)
     });
-    adapters
 }
 
 /// Lists the adapters matching the request, best first.
@@ -118,7 +134,7 @@ pub const WORKGROUP: u32 = 64;
 impl GpuContext {
     /// Opens the best adapter matching the request, with the adapter's own limits.
     pub fn new(request: &AdapterRequest) -> Result<Arc<Self>> {
-        let adapter = matching_adapters(request).into_iter().next().ok_or_else(|| {
+        let adapter = best_adapter(request).ok_or_else(|| {
             Error::NoAdapter(format!(
                 " for backends {:?}{}",
                 request.backends,

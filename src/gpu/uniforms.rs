@@ -6,7 +6,7 @@ use crate::kernels::Weights;
 use crate::wafer::WaferGeometry;
 
 /// Rows each compute invocation walks with its rolling window.
-pub const ROWS_PER_THREAD: u32 = 8;
+pub const ROWS_PER_THREAD: u32 = 32;
 
 /// `struct Wafer`.
 #[repr(C)]
