@@ -66,30 +66,51 @@ pub struct BenchReport {
     pub rows: Vec<BenchRow>,
 }
 
-/// Something that can be timed for `steps` steps.
-type Variant<'a> = (String, Box<dyn FnMut(u64) -> Result<()> + 'a>);
+/// One thing to time: runs `steps` steps (or copy passes) and waits for them.
+pub struct Variant<'a> {
+    pub name: String,
+    run: Box<dyn FnMut(u64) -> Result<()> + 'a>,
+}
 
-/// Runs the bench.
-pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+impl<'a> Variant<'a> {
+    fn new(name: impl Into<String>, run: impl FnMut(u64) -> Result<()> + 'a) -> Self {
+        Self { name: name.into(), run: Box::new(run) }
+    }
+
+    /// Runs `steps` steps and waits until they are done.
+    pub fn run(&mut self, steps: u64) -> Result<()> {
+        (self.run)(steps)
+    }
+}
+
+/// The variants of a bench on its engine, and the engine's description. Each has run one
+/// warm-up step (pipelines compiled, caches filled).
+pub fn variants(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<(Vec<Variant<'static>>, String)> {
     config.validate()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problems: Vec<Problem> = config.ns.iter().map(|&n| problem(config, n)).collect::<Result<_>>()?;
-    let mut variants: Vec<Variant> = vec![];
+    let mut variants = vec![];
     if let Some(ctx) = &ctx {
         add_gpu_variants(&mut variants, ctx, &problems)?;
     }
     if config.cpu || ctx.is_none() {
         add_cpu_variants(&mut variants, &problems, config.grid);
     }
-    let mut samples = vec![vec![]; variants.len()];
-    for (_, run) in variants.iter_mut() {
-        run(1)?; // Warm-up: pipelines compiled, caches filled.
+    for variant in variants.iter_mut() {
+        variant.run(1)?;
     }
+    Ok((variants, ctx.map_or("CPU backend".to_string(), |c| c.describe())))
+}
+
+/// Runs the bench: every variant once per repetition, interleaved; the median is reported.
+pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+    let (mut variants, engine) = variants(config, on_warning)?;
+    let mut samples = vec![vec![]; variants.len()];
     for _ in 0..config.reps {
-        for ((_, run), times) in variants.iter_mut().zip(&mut samples) {
+        for (variant, times) in variants.iter_mut().zip(&mut samples) {
             let started = Instant::now();
-            run(config.steps)?;
+            variant.run(config.steps)?;
             times.push(started.elapsed().as_secs_f64());
         }
     }
@@ -97,13 +118,12 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
     let rows = variants
         .into_iter()
         .zip(samples)
-        .map(|((name, _), mut times)| {
+        .map(|(variant, mut times)| {
             times.sort_by(f64::total_cmp);
             let median = times[times.len() / 2];
-            BenchRow { name, updates_per_second: points * config.steps as f64 / median }
+            BenchRow { name: variant.name, updates_per_second: points * config.steps as f64 / median }
         })
         .collect();
-    let engine = ctx.map_or("CPU backend".to_string(), |c| c.describe());
     Ok(BenchReport { config: config.clone(), engine, rows })
 }
 
@@ -113,18 +133,20 @@ fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
     Problem::new(config.kernel, HeatCoefficients::default(), geometry, init)
 }
 
-fn stepper<'a>(mut sim: impl Simulator + 'a) -> Box<dyn FnMut(u64) -> Result<()> + 'a> {
-    Box::new(move |steps| sim.advance(steps))
+fn stepper(name: String, mut sim: impl Simulator + 'static) -> Variant<'static> {
+    Variant::new(name, move |steps| sim.advance(steps))
+}
+
+fn wafer_name(device: &str, g: &WaferGeometry) -> String {
+    format!("{device} emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n)
 }
 
 fn add_gpu_variants(variants: &mut Vec<Variant>, ctx: &Arc<GpuContext>, problems: &[Problem]) -> Result<()> {
     let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
-    variants.push(("GPU copy kernel (ceiling)".into(), Box::new(move |steps| copy.run(steps))));
-    variants.push(("GPU global kernel".into(), stepper(GpuGlobal::new(ctx.clone(), &problems[0])?)));
+    variants.push(Variant::new("GPU copy kernel (ceiling)", move |steps| copy.run(steps)));
+    variants.push(stepper("GPU global kernel".into(), GpuGlobal::new(ctx.clone(), &problems[0])?));
     for problem in problems {
-        let g = problem.geometry;
-        let name = format!("GPU emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        variants.push((name, stepper(GpuWafer::new(ctx.clone(), problem)?)));
+        variants.push(stepper(wafer_name("GPU", &problem.geometry), GpuWafer::new(ctx.clone(), problem)?));
     }
     Ok(())
 }
@@ -132,20 +154,15 @@ fn add_gpu_variants(variants: &mut Vec<Variant>, ctx: &Arc<GpuContext>, problems
 fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32) {
     let size = grid as usize * grid as usize;
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
-    variants.push((
-        "CPU copy (memory ceiling)".into(),
-        Box::new(move |steps| {
-            for _ in 0..steps {
-                b.par_chunks_mut(1 << 16).zip(a.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
-                std::mem::swap(&mut a, &mut b);
-            }
-            Ok(())
-        }),
-    ));
+    variants.push(Variant::new("CPU copy (memory ceiling)", move |steps| {
+        for _ in 0..steps {
+            b.par_chunks_mut(1 << 16).zip(a.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
+            std::mem::swap(&mut a, &mut b);
+        }
+        Ok(())
+    }));
     for problem in problems {
-        let g = problem.geometry;
-        let name = format!("CPU emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        variants.push((name, stepper(CpuWafer::new(problem))));
+        variants.push(stepper(wafer_name("CPU", &problem.geometry), CpuWafer::new(problem)));
     }
 }
 
