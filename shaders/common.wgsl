@@ -11,7 +11,6 @@ struct Wafer {
     w: u32,
     stride: u32,     // n + w
     block: u32,      // stride * stride cells per PE
-    comm: u32,       // comm-layer cells per PE
     rows_per_thread: u32,
     _pad0: u32,
     _pad1: u32,

@@ -1,33 +1,59 @@
 // The plain global-grid kernel: no PEs, no translation, periodic edges. The reference the
-// emulated wafer must equal bit for bit; it calls the same `stencil_point`.
+// emulated wafer must equal bit for bit; it calls the same `stencil_point`, in blocks of
+// BLOCK_COLS columns by rows_per_thread rows like the wafer's compute.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<uniform> weights: Weights;
 @group(0) @binding(2) var<storage, read> u: array<f32>;
 @group(0) @binding(3) var<storage, read_write> v: array<f32>;
 
-fn load_row(row: u32, left: u32, centre: u32, right: u32) -> vec3<f32> {
-    let base = row * grid.nx;
-    return vec3<f32>(u[base + left], u[base + centre], u[base + right]);
+// Column indices x0 - 1 .. x0 + BLOCK_COLS, wrapped around the torus (any nx >= 1).
+struct Columns {
+    c: array<u32, 10>,
+}
+
+fn columns(x0: u32) -> Columns {
+    var cols: Columns;
+    var x = select(x0 - 1u, grid.nx - 1u, x0 == 0u);
+    for (var k = 0u; k < BLOCK_COLS + 2u; k++) {
+        cols.c[k] = x;
+        x = select(x + 1u, 0u, x + 1u == grid.nx);
+    }
+    return cols;
+}
+
+fn load_window(row: u32, cols: Columns) -> Window {
+    let b = row * grid.nx;
+    let c = cols.c;
+    return Window(u[b + c[0]], u[b + c[1]], u[b + c[2]], u[b + c[3]], u[b + c[4]], u[b + c[5]], u[b + c[6]], u[b + c[7]], u[b + c[8]], u[b + c[9]]);
 }
 
 @compute @workgroup_size(64)
 fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = linear_id(gid, groups);
-    let x = id % grid.nx;
-    let i0 = id / grid.nx * grid.rows_per_thread;
+    let col_blocks = (grid.nx + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let x0 = id % col_blocks * BLOCK_COLS;
+    let i0 = id / col_blocks * grid.rows_per_thread;
     if i0 >= grid.ny {
         return;
     }
     let i1 = min(i0 + grid.rows_per_thread, grid.ny);
-    let left = (x + grid.nx - 1u) % grid.nx;
-    let right = (x + 1u) % grid.nx;
-    var below = load_row((i0 + grid.ny - 1u) % grid.ny, left, x, right);
-    var mid = load_row(i0, left, x, right);
+    let cols = columns(x0);
+    var below = load_window(select(i0 - 1u, grid.ny - 1u, i0 == 0u), cols);
+    var mid = load_window(i0, cols);
     let w = weights;
     for (var i = i0; i < i1; i++) {
-        let above = load_row((i + 1u) % grid.ny, left, x, right);
-        v[i * grid.nx + x] = stencil_point(w, below, mid, above);
+        let above = load_window(select(i + 1u, 0u, i + 1u == grid.ny), cols);
+        let fresh = update_block(w, below, mid, above);
+        let o = i * grid.nx + x0;
+        if BLOCK_COLS <= grid.nx - x0 {
+            v[o] = fresh[0]; v[o + 1u] = fresh[1]; v[o + 2u] = fresh[2]; v[o + 3u] = fresh[3];
+            v[o + 4u] = fresh[4]; v[o + 5u] = fresh[5]; v[o + 6u] = fresh[6]; v[o + 7u] = fresh[7];
+        } else {
+            for (var c = 0u; c < grid.nx - x0; c++) {
+                v[o + c] = fresh[c];
+            }
+        }
         below = mid;
         mid = above;
     }

@@ -1,6 +1,8 @@
 // Table 3's sendrecv as one remap dispatch: every comm-layer cell of every PE receives the
 // owned cell with the same frame coordinate (src/wafer.rs `comm_source`), which always lies
 // on a PE to the left and/or below. Reads touch only owned cells, writes only comm cells.
+// One invocation fills one line of a PE's comm layer: a row of the lower strip (corner
+// included) or a column of the left strip.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<storage, read_write> field: array<f32>;
@@ -13,27 +15,40 @@ fn source_axis(pe: u32, m: u32, pes: u32) -> vec2<u32> {
     return vec2<u32>((u / wafer.n) % pes, u % wafer.n + wafer.w);
 }
 
+// Index of cell `cell` (x = column, y = row) of the PE at `pe` (x, y).
+fn sram_index(pe: vec2<u32>, cell: vec2<u32>) -> u32 {
+    return (pe.y * wafer.pes_x + pe.x) * wafer.block + cell.y * wafer.stride + cell.x;
+}
+
 @compute @workgroup_size(64)
 fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = linear_id(gid, groups);
-    let pe = id / wafer.comm;
+    let lines = 2u * wafer.w;
+    let pe = id / lines;
     if pe >= wafer.pes_x * wafer.pes_y {
         return;
     }
-    // Comm cell k: the lower strip (rows [0, w), corner included), then the left strip.
-    let k = id % wafer.comm;
-    let lower = wafer.w * wafer.stride;
-    var i: u32;
-    var j: u32;
-    if k < lower {
-        i = k / wafer.stride;
-        j = k % wafer.stride;
+    let line = id % lines;
+    let here = vec2<u32>(pe % wafer.pes_x, pe / wafer.pes_x);
+    if line < wafer.w {
+        // Row `line` of the lower strip: the source row is fixed, the source column moves
+        // left only for the first w columns.
+        let from_y = source_axis(here.y, line, wafer.pes_y);
+        for (var j = 0u; j < wafer.stride; j++) {
+            var from_x = vec2<u32>(here.x, j);
+            if j < wafer.w {
+                from_x = source_axis(here.x, j, wafer.pes_x);
+            }
+            let src = sram_index(vec2<u32>(from_x.x, from_y.x), vec2<u32>(from_x.y, from_y.y));
+            field[sram_index(here, vec2<u32>(j, line))] = field[src];
+        }
     } else {
-        i = wafer.w + (k - lower) / wafer.w;
-        j = (k - lower) % wafer.w;
+        // Column `line - w` of the left strip, rows [w, n + w): same PE row.
+        let j = line - wafer.w;
+        let from_x = source_axis(here.x, j, wafer.pes_x);
+        for (var i = wafer.w; i < wafer.stride; i++) {
+            let src = sram_index(vec2<u32>(from_x.x, here.y), vec2<u32>(from_x.y, i));
+            field[sram_index(here, vec2<u32>(j, i))] = field[src];
+        }
     }
-    let sx = source_axis(pe % wafer.pes_x, j, wafer.pes_x);
-    let sy = source_axis(pe / wafer.pes_x, i, wafer.pes_y);
-    let src = (sy.x * wafer.pes_x + sx.x) * wafer.block + sy.y * wafer.stride + sx.y;
-    field[pe * wafer.block + i * wafer.stride + j] = field[src];
 }

@@ -1,40 +1,54 @@
 // Table 3's compute on every PE: y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
-// One invocation walks rows_per_thread rows of one column with a rolling window of rows.
-// The per-cell maths `stencil_point` comes from the kernel's own file.
+// One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
+// keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
+// values and stores BLOCK_COLS. The per-cell maths `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> weights: Weights;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 
-fn load_row(k: u32) -> vec3<f32> {
-    return vec3<f32>(x[k - 1u], x[k], x[k + 1u]);
+// Values k - 1 .. k + BLOCK_COLS of x (reads past a row end land in memory whose results are
+// never stored).
+fn load_window(k: u32) -> Window {
+    return Window(x[k - 1u], x[k], x[k + 1u], x[k + 2u], x[k + 3u], x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u]);
 }
 
 @compute @workgroup_size(64)
 fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = linear_id(gid, groups);
-    let chunks = (wafer.n + wafer.rows_per_thread - 1u) / wafer.rows_per_thread;
-    let per_pe = wafer.n * chunks;
+    let n = wafer.n;
+    let rows = wafer.rows_per_thread;
+    let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let per_pe = col_blocks * ((n + rows - 1u) / rows);
     let pe = id / per_pe;
     if pe >= wafer.pes_x * wafer.pes_y {
         return;
     }
-    let j = id % wafer.n;
-    let i0 = (id % per_pe) / wafer.n * wafer.rows_per_thread;
-    let i1 = min(i0 + wafer.rows_per_thread, wafer.n);
-    let base = pe * wafer.block;
+    let j0 = id % col_blocks * BLOCK_COLS;
+    let i0 = (id % per_pe) / col_blocks * rows;
+    let i1 = min(i0 + rows, n);
     let stride = wafer.stride;
-    // Centre of the first window: row i0 + p, column j + p.
-    var k = base + (i0 + wafer.p) * stride + j + wafer.p;
-    var below = load_row(k - stride);
-    var mid = load_row(k);
-    var out = base + (i0 + wafer.w) * stride + j + wafer.w;
+    let base = pe * wafer.block;
+    // Centre of the first window: row i0 + p, column j0 + p.
+    var k = base + (i0 + wafer.p) * stride + j0 + wafer.p;
+    var below = load_window(k - stride);
+    var mid = load_window(k);
+    var out = base + (i0 + wafer.w) * stride + j0 + wafer.w;
     let w = weights;
     for (var i = i0; i < i1; i++) {
         k += stride;
-        let above = load_row(k);
-        y[out] = stencil_point(w, below, mid, above);
+        let above = load_window(k);
+        let fresh = update_block(w, below, mid, above);
+        let o = out;
+        if BLOCK_COLS <= n - j0 {
+            y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
+            y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
+        } else {
+            for (var c = 0u; c < n - j0; c++) {
+                y[o + c] = fresh[c];
+            }
+        }
         out += stride;
         below = mid;
         mid = above;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::context::GpuContext;
 use super::shaders;
-use super::uniforms::{GridUniform, WeightsUniform, ROWS_PER_THREAD};
+use super::uniforms::{GridUniform, WeightsUniform, BLOCK_COLS, ROWS_PER_THREAD};
 use crate::field::GlobalField;
 use crate::model::{Problem, Simulator};
 use crate::Result;
@@ -30,7 +30,7 @@ impl GpuGlobal {
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
         let pipeline = ctx.pipeline("global compute", &shaders::global_compute(problem.kernel), "compute");
         let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&grid, &weights, &fields[x], &fields[1 - x]]));
-        let threads = nx as u64 * (ny as u64).div_ceil(ROWS_PER_THREAD as u64);
+        let threads = (nx as u64).div_ceil(BLOCK_COLS as u64) * (ny as u64).div_ceil(ROWS_PER_THREAD as u64);
         Ok(Self { size: ctx.dispatch_size(threads), ctx, nx, ny, fields, pipeline, groups, step: 0 })
     }
 }

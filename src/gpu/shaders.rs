@@ -5,6 +5,7 @@
 use crate::kernels::KernelKind;
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
+const STENCIL_BLOCK: &str = include_str!("../../shaders/stencil_block.wgsl");
 const SENDRECV: &str = include_str!("../../shaders/sendrecv.wgsl");
 const WAFER_COMPUTE: &str = include_str!("../../shaders/wafer_compute.wgsl");
 const GLOBAL_COMPUTE: &str = include_str!("../../shaders/global_compute.wgsl");
@@ -25,12 +26,12 @@ pub fn sendrecv() -> String {
 
 /// Table 3's `compute` on every PE, for `kernel`.
 pub fn wafer_compute(kernel: KernelKind) -> String {
-    [COMMON, stencil(kernel), WAFER_COMPUTE].concat()
+    [COMMON, stencil(kernel), STENCIL_BLOCK, WAFER_COMPUTE].concat()
 }
 
 /// The global-grid reference kernel, for `kernel`.
 pub fn global_compute(kernel: KernelKind) -> String {
-    [COMMON, stencil(kernel), GLOBAL_COMPUTE].concat()
+    [COMMON, stencil(kernel), STENCIL_BLOCK, GLOBAL_COMPUTE].concat()
 }
 
 /// The copy kernel that measures the adapter's bandwidth ceiling.

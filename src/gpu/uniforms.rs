@@ -7,6 +7,8 @@ use crate::wafer::WaferGeometry;
 
 /// Rows each compute invocation walks with its rolling window.
 pub const ROWS_PER_THREAD: u32 = 32;
+/// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/common.wgsl`).
+pub const BLOCK_COLS: u32 = 8;
 
 /// `struct Wafer`.
 #[repr(C)]
@@ -19,7 +21,6 @@ pub struct WaferUniform {
     w: u32,
     stride: u32,
     block: u32,
-    comm: u32,
     rows_per_thread: u32,
     pad: [u32; 3],
 }
@@ -34,7 +35,6 @@ impl WaferUniform {
             w: g.w(),
             stride: g.stride(),
             block: g.block_cells() as u32,
-            comm: g.comm_cells() as u32,
             rows_per_thread: ROWS_PER_THREAD,
             pad: [0; 3],
         }

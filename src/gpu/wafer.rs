@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::context::GpuContext;
 use super::shaders;
-use super::uniforms::{WaferUniform, WeightsUniform, ROWS_PER_THREAD};
+use super::uniforms::{WaferUniform, WeightsUniform, BLOCK_COLS, ROWS_PER_THREAD};
 use crate::field::GlobalField;
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -43,9 +43,10 @@ impl GpuWafer {
         let sendrecv_groups = [0, 1].map(|x| ctx.bind_group(&sendrecv, &[&wafer, &sram[x]]));
         let compute_groups = [0, 1].map(|x| ctx.bind_group(&compute, &[&wafer, &weights, &sram[x], &sram[1 - x]]));
         let pes = g.pe_count() as u64;
-        let compute_threads = pes * g.n as u64 * (g.n as u64).div_ceil(ROWS_PER_THREAD as u64);
+        let n = g.n as u64;
+        let compute_threads = pes * n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
         Ok(Self {
-            sendrecv_size: ctx.dispatch_size(pes * g.comm_cells() as u64),
+            sendrecv_size: ctx.dispatch_size(pes * 2 * g.w() as u64),
             compute_size: ctx.dispatch_size(compute_threads),
             ctx,
             geometry: g,
