@@ -10,7 +10,10 @@ use wafer_emu::kernels::KernelKind;
 const STEPS: u64 = 10;
 
 fn stencils(c: &mut Criterion) {
-    let grid = std::env::var("WAFER_EMU_BENCH_GRID").ok().and_then(|g| g.parse().ok()).unwrap_or(1024);
+    let grid = std::env::var("WAFER_EMU_BENCH_GRID")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(1024);
     for kernel in KernelKind::ALL {
         let config = BenchConfig {
             kernel,
@@ -21,7 +24,8 @@ fn stencils(c: &mut Criterion) {
             engine: EngineRequest::new(None, None).expect("engine request"),
             cpu: true,
         };
-        let (mut variants, engine) = variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");
+        let (mut variants, engine) =
+            variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");
         let mut group = c.benchmark_group(format!("{} {grid}x{grid} on {engine}", kernel.name()));
         group.throughput(Throughput::Elements(grid as u64 * grid as u64 * STEPS));
         group.sample_size(10);

@@ -39,11 +39,18 @@ impl BenchConfig {
     /// Checks that every `n` divides the grid and the counts are positive.
     pub fn validate(&self) -> Result<()> {
         if self.steps == 0 || self.reps == 0 {
-            return Err(invalid!("steps = {} and reps = {} must both be >= 1", self.steps, self.reps));
+            return Err(invalid!(
+                "steps = {} and reps = {} must both be >= 1",
+                self.steps,
+                self.reps
+            ));
         }
         for &n in &self.ns {
-            if n == 0 || self.grid % n != 0 {
-                return Err(invalid!("n = {n} must divide the grid side {} (n >= 1)", self.grid));
+            if n == 0 || !self.grid.is_multiple_of(n) {
+                return Err(invalid!(
+                    "n = {n} must divide the grid side {} (n >= 1)",
+                    self.grid
+                ));
             }
             WaferGeometry::new(self.grid / n, self.grid / n, n, 1)?;
         }
@@ -74,7 +81,10 @@ pub struct Variant<'a> {
 
 impl<'a> Variant<'a> {
     fn new(name: impl Into<String>, run: impl FnMut(u64) -> Result<()> + 'a) -> Self {
-        Self { name: name.into(), run: Box::new(run) }
+        Self {
+            name: name.into(),
+            run: Box::new(run),
+        }
     }
 
     /// Runs `steps` steps and waits until they are done.
@@ -85,11 +95,18 @@ impl<'a> Variant<'a> {
 
 /// The variants of a bench on its engine, and the engine's description. Each has run one
 /// warm-up step (pipelines compiled, caches filled).
-pub fn variants(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<(Vec<Variant<'static>>, String)> {
+pub fn variants(
+    config: &BenchConfig,
+    on_warning: &mut dyn FnMut(&str),
+) -> Result<(Vec<Variant<'static>>, String)> {
     config.validate()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
-    let problems: Vec<Problem> = config.ns.iter().map(|&n| problem(config, n)).collect::<Result<_>>()?;
+    let problems: Vec<Problem> = config
+        .ns
+        .iter()
+        .map(|&n| problem(config, n))
+        .collect::<Result<_>>()?;
     let mut variants = vec![];
     if let Some(ctx) = &ctx {
         add_gpu_variants(&mut variants, ctx, &problems)?;
@@ -100,7 +117,10 @@ pub fn variants(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Resul
     for variant in variants.iter_mut() {
         variant.run(1)?;
     }
-    Ok((variants, ctx.map_or("CPU backend".to_string(), |c| c.describe())))
+    Ok((
+        variants,
+        ctx.map_or("CPU backend".to_string(), |c| c.describe()),
+    ))
 }
 
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
@@ -121,10 +141,17 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         .map(|(variant, mut times)| {
             times.sort_by(f64::total_cmp);
             let median = times[times.len() / 2];
-            BenchRow { name: variant.name, updates_per_second: points * config.steps as f64 / median }
+            BenchRow {
+                name: variant.name,
+                updates_per_second: points * config.steps as f64 / median,
+            }
         })
         .collect();
-    Ok(BenchReport { config: config.clone(), engine, rows })
+    Ok(BenchReport {
+        config: config.clone(),
+        engine,
+        rows,
+    })
 }
 
 fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
@@ -138,15 +165,30 @@ fn stepper(name: String, mut sim: impl Simulator + 'static) -> Variant<'static> 
 }
 
 fn wafer_name(device: &str, g: &WaferGeometry) -> String {
-    format!("{device} emulated wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n)
+    format!(
+        "{device} emulated wafer {}x{} PEs, n = {}",
+        g.pes_x, g.pes_y, g.n
+    )
 }
 
-fn add_gpu_variants(variants: &mut Vec<Variant>, ctx: &Arc<GpuContext>, problems: &[Problem]) -> Result<()> {
+fn add_gpu_variants(
+    variants: &mut Vec<Variant>,
+    ctx: &Arc<GpuContext>,
+    problems: &[Problem],
+) -> Result<()> {
     let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
-    variants.push(Variant::new("GPU copy kernel (ceiling)", move |steps| copy.run(steps)));
-    variants.push(stepper("GPU global kernel".into(), GpuGlobal::new(ctx.clone(), &problems[0])?));
+    variants.push(Variant::new("GPU copy kernel (ceiling)", move |steps| {
+        copy.run(steps)
+    }));
+    variants.push(stepper(
+        "GPU global kernel".into(),
+        GpuGlobal::new(ctx.clone(), &problems[0])?,
+    ));
     for problem in problems {
-        variants.push(stepper(wafer_name("GPU", &problem.geometry), GpuWafer::new(ctx.clone(), problem)?));
+        variants.push(stepper(
+            wafer_name("GPU", &problem.geometry),
+            GpuWafer::new(ctx.clone(), problem)?,
+        ));
     }
     Ok(())
 }
@@ -156,19 +198,27 @@ fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
     variants.push(Variant::new("CPU copy (memory ceiling)", move |steps| {
         for _ in 0..steps {
-            b.par_chunks_mut(1 << 16).zip(a.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
+            b.par_chunks_mut(1 << 16)
+                .zip(a.par_chunks(1 << 16))
+                .for_each(|(d, s)| d.copy_from_slice(s));
             std::mem::swap(&mut a, &mut b);
         }
         Ok(())
     }));
     for problem in problems {
-        variants.push(stepper(wafer_name("CPU", &problem.geometry), CpuWafer::new(problem)));
+        variants.push(stepper(
+            wafer_name("CPU", &problem.geometry),
+            CpuWafer::new(problem),
+        ));
     }
 }
 
 impl BenchReport {
     fn rate(&self, prefix: &str) -> Option<f64> {
-        self.rows.iter().find(|r| r.name.starts_with(prefix)).map(|r| r.updates_per_second)
+        self.rows
+            .iter()
+            .find(|r| r.name.starts_with(prefix))
+            .map(|r| r.updates_per_second)
     }
 }
 
@@ -184,12 +234,26 @@ impl fmt::Display for BenchReport {
             self.engine,
             g = c.grid
         )?;
-        writeln!(f, "{:<44} {:>12} {:>9} {:>9} {:>9}", "variant", "G upd/s", "GB/s", "/ceiling", "/global")?;
+        writeln!(
+            f,
+            "{:<44} {:>12} {:>9} {:>9} {:>9}",
+            "variant", "G upd/s", "GB/s", "/ceiling", "/global"
+        )?;
         let global = self.rate("GPU global");
         for row in &self.rows {
-            let ceiling = if row.name.starts_with("GPU") { self.rate("GPU copy") } else { self.rate("CPU copy") };
-            let ratio = |base: Option<f64>| base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b));
-            let vs_global = if row.name.starts_with("GPU emulated") { ratio(global) } else { "-".into() };
+            let ceiling = if row.name.starts_with("GPU") {
+                self.rate("GPU copy")
+            } else {
+                self.rate("CPU copy")
+            };
+            let ratio = |base: Option<f64>| {
+                base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b))
+            };
+            let vs_global = if row.name.starts_with("GPU emulated") {
+                ratio(global)
+            } else {
+                "-".into()
+            };
             writeln!(
                 f,
                 "{:<44} {:>12.3} {:>9.2} {:>9} {:>9}",
@@ -200,6 +264,9 @@ impl fmt::Display for BenchReport {
                 vs_global
             )?;
         }
-        write!(f, "GB/s counts {BYTES_PER_UPDATE} bytes per point update (one read, one write)")
+        write!(
+            f,
+            "GB/s counts {BYTES_PER_UPDATE} bytes per point update (one read, one write)"
+        )
     }
 }

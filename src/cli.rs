@@ -14,7 +14,12 @@ use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
 #[derive(Debug, Parser)]
-#[command(name = "wafer-emu", version, args_override_self = true, about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them")]
+#[command(
+    name = "wafer-emu",
+    version,
+    args_override_self = true,
+    about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -131,7 +136,10 @@ pub struct BenchArgs {
 fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
     let bad = || format!("'{s}' is not a PE count: use WxH such as 64x64, or one number");
     let (w, h) = s.split_once(['x', 'X']).unwrap_or((s, s));
-    Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
+    Ok((
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    ))
 }
 
 impl RunArgs {
@@ -142,8 +150,19 @@ impl RunArgs {
         kernel.check_p(p)?;
         let geometry = WaferGeometry::new(self.pes.0, self.pes.1, self.n, p)?;
         let h = &self.heat;
-        let coefficients = HeatCoefficients { a: h.a, c: h.c, d: h.d, e: h.e, dt: h.dt };
-        let problem = Problem::new(kernel, coefficients, geometry, InitialCondition::parse(&self.init)?)?;
+        let coefficients = HeatCoefficients {
+            a: h.a,
+            c: h.c,
+            d: h.d,
+            e: h.e,
+            dt: h.dt,
+        };
+        let problem = Problem::new(
+            kernel,
+            coefficients,
+            geometry,
+            InitialCondition::parse(&self.init)?,
+        )?;
         if self.snapshot_every == Some(0) {
             return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));
         }

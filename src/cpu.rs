@@ -17,8 +17,6 @@ pub struct CpuWafer {
     /// Current and next SRAM contents (Table 3's `x` and `y`, swapped instead of copied).
     x: Vec<f32>,
     y: Vec<f32>,
-    /// For every comm cell of every PE, the SRAM index of the owned cell it receives.
-    sources: Vec<u32>,
     /// The packages in flight during `sendrecv`, one slot per comm cell.
     packages: Vec<f32>,
     step: u64,
@@ -29,15 +27,13 @@ impl CpuWafer {
     pub fn new(problem: &Problem) -> Self {
         let geometry = problem.geometry;
         let x = geometry.scatter(&problem.initial_field());
-        let sources = comm_sources(&geometry);
         Self {
             kernel: problem.kernel,
             weights: problem.weights(),
             geometry,
             y: x.clone(),
             x,
-            packages: vec![0.0; sources.len()],
-            sources,
+            packages: vec![0.0; geometry.pe_count() * geometry.comm_cells()],
             step: 0,
         }
     }
@@ -47,23 +43,23 @@ impl CpuWafer {
         &self.x
     }
 
-    /// Table 3's `sendrecv`: every comm cell receives the owned cell that the geometry names.
+    /// Table 3's `sendrecv`: every PE packs what its comm layer receives from the PEs to its
+    /// left and below, then unpacks it into its comm layer.
     fn sendrecv(&mut self) {
-        let x = &self.x;
+        let (g, x) = (self.geometry, &self.x);
         self.packages
-            .par_iter_mut()
-            .zip(self.sources.par_iter())
-            .with_min_len(4096)
-            .for_each(|(slot, &src)| *slot = x[src as usize]);
-        let (g, block) = (self.geometry, self.geometry.block_cells());
-        let comm = g.comm_cells();
+            .par_chunks_mut(g.comm_cells())
+            .enumerate()
+            .for_each(|(pe, package)| pack(&g, x, pe, package));
+        let (w, s) = (g.w() as usize, g.stride() as usize);
         self.x
-            .par_chunks_mut(block)
-            .zip(self.packages.par_chunks(comm))
+            .par_chunks_mut(g.block_cells())
+            .zip(self.packages.par_chunks(g.comm_cells()))
             .for_each(|(sram, package)| {
-                for (k, &v) in package.iter().enumerate() {
-                    let (i, j) = g.comm_cell(k as u32);
-                    sram[(i * g.stride() + j) as usize] = v;
+                let (lower, left) = package.split_at(w * s);
+                sram[..w * s].copy_from_slice(lower);
+                for (row, cells) in sram[w * s..].chunks_mut(s).zip(left.chunks(w)) {
+                    row[..w].copy_from_slice(cells);
                 }
             });
     }
@@ -85,29 +81,68 @@ impl CpuWafer {
 
 /// One PE's compute over its `n x n` owned points.
 #[inline(always)]
-fn compute_block(g: &WaferGeometry, x: &[f32], y: &mut [f32], point: impl Fn(&Neighbourhood) -> f32) {
-    let (s, w, p) = (g.stride() as usize, g.w() as usize, g.p as usize);
-    for i in 0..g.n as usize {
-        let rows = [i + p - 1, i + p, i + p + 1].map(|r| &x[r * s..(r + 1) * s]);
-        let out = &mut y[(i + w) * s + w..(i + w) * s + s];
-        for (j, o) in out.iter_mut().enumerate() {
-            let c = j + p;
-            let nb = rows.map(|r| [r[c - 1], r[c], r[c + 1]]);
-            *o = point(&nb);
-        }
+fn compute_block(
+    g: &WaferGeometry,
+    x: &[f32],
+    y: &mut [f32],
+    point: impl Fn(&Neighbourhood) -> f32,
+) {
+    let (s, n, w, p) = (
+        g.stride() as usize,
+        g.n as usize,
+        g.w() as usize,
+        g.p as usize,
+    );
+    for i in 0..n {
+        // Rows i+p-1 ..= i+p+1 from column p-1: n + 2 values each.
+        let row = |r: usize| &x[r * s + p - 1..r * s + p + 1 + n];
+        let out = &mut y[(i + w) * s + w..(i + w) * s + w + n];
+        update_row(row(i + p - 1), row(i + p), row(i + p + 1), out, &point);
     }
 }
 
-/// The `sendrecv` source index of every comm cell, PE by PE in [`WaferGeometry::comm_cell`]
-/// order.
-fn comm_sources(g: &WaferGeometry) -> Vec<u32> {
-    (0..g.pe_count())
-        .flat_map(|pe| (0..g.comm_cells() as u32).map(move |k| (pe, k)))
-        .map(|(pe, k)| {
-            let src = g.comm_source(g.pe_coords(pe), g.comm_cell(k));
-            g.sram_index(src.pe, src.cell.0, src.cell.1) as u32
-        })
-        .collect()
+/// `out[j]` from columns `j ..= j+2` of three rows (below, middle, above) of `out.len() + 2`
+/// values; written with windows so that the loop carries no bounds checks.
+#[inline(always)]
+fn update_row(
+    below: &[f32],
+    mid: &[f32],
+    above: &[f32],
+    out: &mut [f32],
+    point: &impl Fn(&Neighbourhood) -> f32,
+) {
+    let rows = below.windows(3).zip(mid.windows(3)).zip(above.windows(3));
+    for (o, ((b, m), a)) in out.iter_mut().zip(rows) {
+        *o = point(&[[b[0], b[1], b[2]], [m[0], m[1], m[2]], [a[0], a[1], a[2]]]);
+    }
+}
+
+/// Gathers the comm layer of PE `pe` from the owned cells of its sources, in
+/// [`WaferGeometry::comm_cell`] order: the lower strip row by row (corner included), then `w`
+/// cells of each remaining row. Runs of owned columns are copied whole.
+fn pack(g: &WaferGeometry, x: &[f32], pe: usize, package: &mut [f32]) {
+    let (w, s) = (g.w(), g.stride() as usize);
+    let coords = g.pe_coords(pe);
+    let value = |cell: (u32, u32)| {
+        let src = g.comm_source(coords, cell);
+        x[g.sram_index(src.pe, src.cell.0, src.cell.1)]
+    };
+    let (lower, left) = package.split_at_mut(w as usize * s);
+    for (i, row) in lower.chunks_mut(s).enumerate() {
+        let i = i as u32;
+        for j in 0..w {
+            row[j as usize] = value((i, j));
+        }
+        let src = g.comm_source(coords, (i, w));
+        let start = g.sram_index(src.pe, src.cell.0, w);
+        row[w as usize..].copy_from_slice(&x[start..start + g.n as usize]);
+    }
+    for j in 0..w {
+        let src = g.comm_source(coords, (w, j));
+        for (i, row) in left.chunks_mut(w as usize).enumerate() {
+            row[j as usize] = x[g.sram_index(src.pe, w + i as u32, src.cell.1)];
+        }
+    }
 }
 
 impl Simulator for CpuWafer {
@@ -129,7 +164,10 @@ impl Simulator for CpuWafer {
     }
 
     fn describe(&self) -> String {
-        format!("emulated wafer on the CPU ({} threads)", rayon::current_num_threads())
+        format!(
+            "emulated wafer on the CPU ({} threads)",
+            rayon::current_num_threads()
+        )
     }
 }
 
@@ -157,14 +195,17 @@ impl CpuGlobal {
     fn step_once(&mut self) {
         let (nx, ny) = (self.u.nx as usize, self.u.ny as usize);
         let (u, kernel, weights) = (&self.u.data, self.kernel, self.weights);
-        self.next.par_chunks_mut(nx).enumerate().for_each(|(y, out)| {
-            let rows = [(y + ny - 1) % ny, y, (y + 1) % ny].map(|r| &u[r * nx..(r + 1) * nx]);
-            for (x, o) in out.iter_mut().enumerate() {
-                let cols = [(x + nx - 1) % nx, x, (x + 1) % nx];
-                let nb = rows.map(|r| cols.map(|c| r[c]));
-                *o = kernel.point(&weights, &nb);
-            }
-        });
+        self.next
+            .par_chunks_mut(nx)
+            .enumerate()
+            .for_each(|(y, out)| {
+                let rows = [(y + ny - 1) % ny, y, (y + 1) % ny].map(|r| &u[r * nx..(r + 1) * nx]);
+                for (x, o) in out.iter_mut().enumerate() {
+                    let cols = [(x + nx - 1) % nx, x, (x + 1) % nx];
+                    let nb = rows.map(|r| cols.map(|c| r[c]));
+                    *o = kernel.point(&weights, &nb);
+                }
+            });
         std::mem::swap(&mut self.u.data, &mut self.next);
     }
 }

@@ -38,13 +38,18 @@ impl EngineRequest {
             Some(b) if b.eq_ignore_ascii_case("cpu") => BackendChoice::Cpu,
             Some(b) => BackendChoice::Gpu(parse_backend(&b)?),
         };
-        let adapter = adapter.map(str::to_owned).or_else(|| env("WGPU_ADAPTER_NAME"));
+        let adapter = adapter
+            .map(str::to_owned)
+            .or_else(|| env("WGPU_ADAPTER_NAME"));
         Ok(Self { backend, adapter })
     }
 
     /// Opens the GPU context this request names; `Ok(None)` means: use the CPU backend.
     pub fn open(&self) -> Result<(Option<Arc<GpuContext>>, Vec<String>)> {
-        let request = |backends| AdapterRequest { backends, name: self.adapter.clone() };
+        let request = |backends| AdapterRequest {
+            backends,
+            name: self.adapter.clone(),
+        };
         match &self.backend {
             BackendChoice::Cpu => Ok((None, vec![])),
             BackendChoice::Gpu(backends) => GpuContext::new(&request(*backends)).map(with_warnings),
@@ -52,7 +57,9 @@ impl EngineRequest {
                 Ok(ctx) => Ok(with_warnings(ctx)),
                 Err(Error::NoAdapter(why)) if self.adapter.is_none() => Ok((
                     None,
-                    vec![format!("warning: no GPU adapter found{why}; running on the CPU backend")],
+                    vec![format!(
+                        "warning: no GPU adapter found{why}; running on the CPU backend"
+                    )],
                 )),
                 Err(e) => Err(e),
             },

@@ -13,8 +13,14 @@ pub struct GlobalField {
 impl GlobalField {
     /// A field from a function of the global point `(x, y)`.
     pub fn from_fn(nx: u32, ny: u32, f: impl Fn(u32, u32) -> f32) -> Self {
-        let data = (0..ny).flat_map(|y| (0..nx).map(move |x| (x, y))).map(|(x, y)| f(x, y));
-        Self { nx, ny, data: data.collect() }
+        let data = (0..ny)
+            .flat_map(|y| (0..nx).map(move |x| (x, y)))
+            .map(|(x, y)| f(x, y));
+        Self {
+            nx,
+            ny,
+            data: data.collect(),
+        }
     }
 
     /// Value at `(x, y)`.
@@ -24,9 +30,11 @@ impl GlobalField {
 
     /// Smallest and largest value.
     pub fn range(&self) -> (f32, f32) {
-        self.data.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        })
+        self.data
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
     }
 
     /// Sum of all values in f64 (the heat content: conserved by every stencil here).
@@ -53,7 +61,9 @@ impl InitialCondition {
     /// Parses `gauss`, `mode:KX,KY`, `random:SEED` or `index`.
     pub fn parse(s: &str) -> Result<Self> {
         let bad = || {
-            invalid!("unknown initial condition '{s}': allowed gauss, mode:KX,KY, random:SEED, index")
+            invalid!(
+                "unknown initial condition '{s}': allowed gauss, mode:KX,KY, random:SEED, index"
+            )
         };
         match s.split_once(':') {
             None if s == "gauss" => Ok(Self::Gauss),
@@ -65,7 +75,9 @@ impl InitialCondition {
                     ky: ky.trim().parse().map_err(|_| bad())?,
                 })
             }
-            Some(("random", seed)) => Ok(Self::Random { seed: seed.trim().parse().map_err(|_| bad())? }),
+            Some(("random", seed)) => Ok(Self::Random {
+                seed: seed.trim().parse().map_err(|_| bad())?,
+            }),
             _ => Err(bad()),
         }
     }
@@ -81,14 +93,16 @@ impl InitialCondition {
                     (-r2 / (2.0 * sigma * sigma)).exp() as f32
                 })
             }
-            Self::Mode { kx, ky } => GlobalField::from_fn(nx, ny, |x, y| {
-                mode_phase(kx, ky, nx, ny, x, y).cos() as f32
-            }),
+            Self::Mode { kx, ky } => {
+                GlobalField::from_fn(nx, ny, |x, y| mode_phase(kx, ky, nx, ny, x, y).cos() as f32)
+            }
             Self::Random { seed } => GlobalField::from_fn(nx, ny, |x, y| {
                 let h = splitmix64(seed ^ ((y as u64) << 32 | x as u64));
                 (h >> 40) as f32 / (1u64 << 24) as f32
             }),
-            Self::Index => GlobalField::from_fn(nx, ny, |x, y| (y as u64 * nx as u64 + x as u64) as f32),
+            Self::Index => {
+                GlobalField::from_fn(nx, ny, |x, y| (y as u64 * nx as u64 + x as u64) as f32)
+            }
         }
     }
 }

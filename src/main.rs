@@ -13,7 +13,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            let bad_input = e.downcast_ref::<wafer_emu::Error>().is_some_and(|e| e.is_bad_input());
+            let bad_input = e
+                .downcast_ref::<wafer_emu::Error>()
+                .is_some_and(|e| e.is_bad_input());
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }
@@ -28,7 +30,8 @@ fn dispatch(command: Command) -> Result<()> {
                 ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
                     .expect("valid template"),
             );
-            let report = wafer_emu::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
+            let report =
+                wafer_emu::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
             bar.finish_and_clear();
             print!("{report}");
         }
@@ -47,12 +50,19 @@ fn adapters(args: &EngineArgs) -> Result<()> {
         wafer_emu::engine::BackendChoice::Gpu(b) => b,
         _ => wgpu::Backends::all(),
     };
-    let found = list_adapters(&AdapterRequest { backends, name: request.adapter });
+    let found = list_adapters(&AdapterRequest {
+        backends,
+        name: request.adapter,
+    });
     if found.is_empty() {
         println!("no GPU adapter found; `run --backend auto` falls back to the CPU backend");
     }
     for (k, adapter) in found.iter().enumerate() {
-        let tag = if adapter.is_software() { " [software]" } else { "" };
+        let tag = if adapter.is_software() {
+            " [software]"
+        } else {
+            ""
+        };
         println!("{k}: {}{tag}", adapter.line());
     }
     Ok(())

@@ -25,7 +25,12 @@ impl Problem {
     ) -> Result<Self> {
         kernel.check_p(geometry.p)?;
         coefficients.validate()?;
-        Ok(Self { kernel, coefficients, geometry, init })
+        Ok(Self {
+            kernel,
+            coefficients,
+            geometry,
+            init,
+        })
     }
 
     /// The stencil weights.

@@ -8,12 +8,18 @@ use crate::field::GlobalField;
 use crate::{Error, Result};
 
 fn io_error(path: &Path, source: std::io::Error) -> Error {
-    Error::Io { path: path.to_path_buf(), source }
+    Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let result = std::fs::File::create(&tmp)
         .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
@@ -35,7 +41,10 @@ pub fn prepare_dir(dir: &Path) -> Result<()> {
 
 /// The field as a NumPy `.npy` file: little-endian f32, shape `(ny, nx)`, row `y` upward.
 pub fn npy_bytes(field: &GlobalField) -> Vec<u8> {
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", field.ny, field.nx);
+    let dict = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}",
+        field.ny, field.nx
+    );
     // Magic (6) + version (2) + header length (2) + dict + newline, padded to 64 bytes.
     let unpadded = 10 + dict.len() + 1;
     let header_len = unpadded.div_ceil(64) * 64 - 10;
@@ -65,9 +74,16 @@ const VIRIDIS: [[u8; 3]; 9] = [
 ];
 
 fn colour(t: f32) -> [u8; 3] {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = t * (VIRIDIS.len() - 1) as f32;
-    let (k, f) = ((x as usize).min(VIRIDIS.len() - 2), x - (x as usize).min(VIRIDIS.len() - 2) as f32);
+    let (k, f) = (
+        (x as usize).min(VIRIDIS.len() - 2),
+        x - (x as usize).min(VIRIDIS.len() - 2) as f32,
+    );
     let (a, b) = (VIRIDIS[k], VIRIDIS[k + 1]);
     [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
 }
@@ -102,7 +118,11 @@ struct Canvas {
 
 impl Canvas {
     fn new(width: usize, height: usize) -> Self {
-        Self { width, height, rgb: vec![255; width * height * 3] }
+        Self {
+            width,
+            height,
+            rgb: vec![255; width * height * 3],
+        }
     }
 
     fn put(&mut self, x: usize, y: usize, c: [u8; 3]) {
@@ -162,13 +182,23 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
         let y = (fh - 1 - py) / up * down;
         for px in 0..fw {
             let x = px / up * down;
-            canvas.put(margin + px, margin + py, colour((field.at(x as u32, y as u32) - lo) / span));
+            canvas.put(
+                margin + px,
+                margin + py,
+                colour((field.at(x as u32, y as u32) - lo) / span),
+            );
         }
     }
     let bar_x = margin + fw + margin;
     let bar_h = height - 2 * margin;
     for k in 0..bar_h {
-        canvas.rect(bar_x, margin + k, bar_w, 1, colour(1.0 - k as f32 / (bar_h - 1) as f32));
+        canvas.rect(
+            bar_x,
+            margin + k,
+            bar_w,
+            1,
+            colour(1.0 - k as f32 / (bar_h - 1) as f32),
+        );
     }
     for (k, label) in labels.iter().enumerate() {
         let y = margin + k * (bar_h - 10) / 2;
@@ -178,7 +208,10 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
     let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    let png_error = |e: png::EncodingError| Error::Io { path: PathBuf::from("<png>"), source: std::io::Error::other(e) };
+    let png_error = |e: png::EncodingError| Error::Io {
+        path: PathBuf::from("<png>"),
+        source: std::io::Error::other(e),
+    };
     let mut writer = encoder.write_header().map_err(png_error)?;
     writer.write_image_data(&canvas.rgb).map_err(png_error)?;
     writer.finish().map_err(png_error)?;

@@ -67,15 +67,21 @@ pub fn run(
     let mut chunk = 1;
     loop {
         let step = wafer.step();
-        let snapshot_due = config.snapshot_every.is_some_and(|k| step % k == 0);
-        if let Some(dir) = config.out.as_ref().filter(|_| snapshot_due || step == config.steps) {
+        let snapshot_due = config.snapshot_every.is_some_and(|k| step.is_multiple_of(k));
+        if let Some(dir) = config
+            .out
+            .as_ref()
+            .filter(|_| snapshot_due || step == config.steps)
+        {
             let stem = format!("{}_step{step:08}", problem.kernel.name());
             outputs.extend(output::write_field(dir, &stem, &wafer.field()?)?);
         }
         if step == config.steps {
             break;
         }
-        let next_snapshot = config.snapshot_every.map_or(config.steps, |k| (step / k + 1) * k);
+        let next_snapshot = config
+            .snapshot_every
+            .map_or(config.steps, |k| (step / k + 1) * k);
         let count = chunk.min(next_snapshot.min(config.steps) - step);
         let started = Instant::now();
         wafer.advance(count)?;
@@ -87,7 +93,16 @@ pub fn run(
         on_progress(wafer.step(), config.steps);
     }
     let field = wafer.field()?;
-    let check = if config.check { Some(check_against_global(ctx.as_ref(), problem, config.steps, &field)?) } else { None };
+    let check = if config.check {
+        Some(check_against_global(
+            ctx.as_ref(),
+            problem,
+            config.steps,
+            &field,
+        )?)
+    } else {
+        None
+    };
     let report = RunReport {
         problem: *problem,
         steps: config.steps,
@@ -113,14 +128,23 @@ fn check_against_global(
     let mut global = engine::global(ctx, problem)?;
     global.advance(steps)?;
     let reference = global.field()?;
-    let differing_points = field.data.iter().zip(&reference.data).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
-    Ok(CheckResult { reference: global.describe(), differing_points })
+    let differing_points = field
+        .data
+        .iter()
+        .zip(&reference.data)
+        .filter(|(a, b)| a.to_bits() != b.to_bits())
+        .count();
+    Ok(CheckResult {
+        reference: global.describe(),
+        differing_points,
+    })
 }
 
 impl RunReport {
     /// Point updates per second of wall time while stepping.
     pub fn updates_per_second(&self) -> f64 {
-        (self.problem.geometry.points() * self.steps) as f64 / self.stepping.as_secs_f64().max(1e-12)
+        (self.problem.geometry.points() * self.steps) as f64
+            / self.stepping.as_secs_f64().max(1e-12)
     }
 }
 
@@ -130,15 +154,44 @@ impl fmt::Display for RunReport {
         let (nx, ny) = g.global_size();
         let secs = self.stepping.as_secs_f64();
         let flops = self.problem.flops_per_step() * self.steps;
-        writeln!(f, "kernel        {} ({} FLOPs per point)", self.problem.kernel.name(), self.problem.kernel.flops_per_point())?;
-        writeln!(f, "wafer         {}x{} PEs, n = {}, p = {} (SRAM block {}x{})", g.pes_x, g.pes_y, g.n, g.p, g.stride(), g.stride())?;
+        writeln!(
+            f,
+            "kernel        {} ({} FLOPs per point)",
+            self.problem.kernel.name(),
+            self.problem.kernel.flops_per_point()
+        )?;
+        writeln!(
+            f,
+            "wafer         {}x{} PEs, n = {}, p = {} (SRAM block {}x{})",
+            g.pes_x,
+            g.pes_y,
+            g.n,
+            g.p,
+            g.stride(),
+            g.stride()
+        )?;
         writeln!(f, "global grid   {nx} x {ny} = {} points", g.points())?;
         writeln!(f, "steps         {}", self.steps)?;
         writeln!(f, "engine        {}", self.engine)?;
-        writeln!(f, "wall time     {secs:.3} s stepping (emulator wall clock, not emulated time)")?;
-        writeln!(f, "updates/s     {:.4e} point-updates/s", self.updates_per_second())?;
-        writeln!(f, "FLOPs         {flops:.4e} executed, {:.4e} FLOP/s", flops as f64 / secs.max(1e-12))?;
-        writeln!(f, "field range   [{:.6e}, {:.6e}]", self.final_field_range.0, self.final_field_range.1)?;
+        writeln!(
+            f,
+            "wall time     {secs:.3} s stepping (emulator wall clock, not emulated time)"
+        )?;
+        writeln!(
+            f,
+            "updates/s     {:.4e} point-updates/s",
+            self.updates_per_second()
+        )?;
+        writeln!(
+            f,
+            "FLOPs         {flops:.4e} executed, {:.4e} FLOP/s",
+            flops as f64 / secs.max(1e-12)
+        )?;
+        writeln!(
+            f,
+            "field range   [{:.6e}, {:.6e}]",
+            self.final_field_range.0, self.final_field_range.1
+        )?;
         if let Some(check) = &self.check {
             let verdict = match check.differing_points {
                 0 => "bit-identical".to_string(),

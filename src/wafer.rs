@@ -52,7 +52,9 @@ impl WaferGeometry {
         }
         for (name, v) in [("PEs along x", pes_x), ("PEs along y", pes_y)] {
             if v == 0 || v > MAX_PES {
-                return Err(invalid!("{name} = {v} is out of range: allowed 1..={MAX_PES}"));
+                return Err(invalid!(
+                    "{name} = {v} is out of range: allowed 1..={MAX_PES}"
+                ));
             }
         }
         if p == 0 || p > 4 {
@@ -117,7 +119,10 @@ impl WaferGeometry {
             (g % size + size - back) % size
         };
         let w = self.w();
-        (shift(px * self.n + j - w, nx), shift(py * self.n + i - w, ny))
+        (
+            shift(px * self.n + j - w, nx),
+            shift(py * self.n + i - w, ny),
+        )
     }
 
     /// The first owned global point `(X0, Y0)` of PE `(px, py)` after `step` steps; it owns
@@ -176,7 +181,9 @@ impl WaferGeometry {
     pub fn gather(&self, sram: &[f32], step: u64) -> GlobalField {
         let (nx, ny) = self.global_size();
         let mut data = vec![0.0; (nx * ny) as usize];
-        self.for_each_owned(step, |index, (x, y)| data[(y * nx + x) as usize] = sram[index]);
+        self.for_each_owned(step, |index, (x, y)| {
+            data[(y * nx + x) as usize] = sram[index]
+        });
         GlobalField { nx, ny, data }
     }
 
@@ -187,7 +194,10 @@ impl WaferGeometry {
             let coords = self.pe_coords(pe);
             for i in w..stride {
                 for j in w..stride {
-                    f(self.sram_index(pe, i, j), self.owned_point(coords, (i, j), step));
+                    f(
+                        self.sram_index(pe, i, j),
+                        self.owned_point(coords, (i, j), step),
+                    );
                 }
             }
         }
@@ -195,7 +205,10 @@ impl WaferGeometry {
 
     /// PE coordinates of block `pe`.
     pub fn pe_coords(&self, pe: usize) -> (u32, u32) {
-        ((pe % self.pes_x as usize) as u32, (pe / self.pes_x as usize) as u32)
+        (
+            (pe % self.pes_x as usize) as u32,
+            (pe / self.pes_x as usize) as u32,
+        )
     }
 }
 

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn wafer_emu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wafer-emu")).args(args).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args(args)
+        .output()
+        .expect("runs")
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -36,27 +39,67 @@ fn assert_rejected(args: &[&str], needles: &[&str]) {
 fn bad_input_is_rejected_with_exit_code_2() {
     let out = scratch("bad");
     let out = out.to_str().unwrap();
-    let run = |extra: &[&'static str]| [&["run", "heat5", "--pes", "2x2", "--n", "4", "--steps", "3", "--out", out], extra].concat();
+    let run = |extra: &[&'static str]| {
+        [
+            &[
+                "run", "heat5", "--pes", "2x2", "--n", "4", "--steps", "3", "--out", out,
+            ],
+            extra,
+        ]
+        .concat()
+    };
     assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
     assert_rejected(&run(&["--p", "2"]), &["p = 2", "heat5", "[1]"]);
     assert_rejected(&run(&["--pes", "0x3"]), &["PEs along x = 0"]);
-    assert_rejected(&run(&["--pes", "8192x8192", "--n", "64"]), &["SRAM cells", "at most"]);
-    assert_rejected(&run(&["--backend", "cuda"]), &["unknown backend 'cuda'", "vulkan"]);
+    assert_rejected(
+        &run(&["--pes", "8192x8192", "--n", "64"]),
+        &["SRAM cells", "at most"],
+    );
+    assert_rejected(
+        &run(&["--backend", "cuda"]),
+        &["unknown backend 'cuda'", "vulkan"],
+    );
     assert_rejected(&run(&["--dt", "0.4"]), &["dt = 0.4", "dt <= 0.25"]);
-    assert_rejected(&run(&["--init", "square"]), &["unknown initial condition 'square'"]);
+    assert_rejected(
+        &run(&["--init", "square"]),
+        &["unknown initial condition 'square'"],
+    );
     assert_rejected(&run(&["--snapshot-every", "0"]), &["snapshot-every = 0"]);
-    assert_rejected(&["run", "heat7", "--out", out], &["unknown kernel 'heat7'", "heat5, heat9"]);
-    assert_rejected(&["bench", "--grid", "100", "--n", "8"], &["n = 8", "grid side 100"]);
-    assert!(!std::path::Path::new(out).exists(), "a rejected run left {out} behind");
+    assert_rejected(
+        &["run", "heat7", "--out", out],
+        &["unknown kernel 'heat7'", "heat5, heat9"],
+    );
+    assert_rejected(
+        &["bench", "--grid", "100", "--n", "8"],
+        &["n = 8", "grid side 100"],
+    );
+    assert!(
+        !std::path::Path::new(out).exists(),
+        "a rejected run left {out} behind"
+    );
 }
 
 #[test]
 fn an_explicit_gpu_backend_without_adapter_is_an_error() {
     // No Linux machine has a Metal adapter (and no macOS machine a DX12 one).
-    let absent = if cfg!(target_os = "macos") { "dx12" } else { "metal" };
+    let absent = if cfg!(target_os = "macos") {
+        "dx12"
+    } else {
+        "metal"
+    };
     let out = scratch("absent");
-    assert_rejected(&["run", "heat5", "--backend", absent, "--out", out.to_str().unwrap()], &["no GPU adapter found"]);
+    assert_rejected(
+        &[
+            "run",
+            "heat5",
+            "--backend",
+            absent,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["no GPU adapter found"],
+    );
 }
 
 #[test]
@@ -66,8 +109,22 @@ fn an_unwritable_output_folder_is_rejected_before_any_work() {
     let file = dir.join("a-file");
     std::fs::write(&file, b"").unwrap();
     let out = file.join("out");
-    assert_rejected(&["run", "heat5", "--backend", "cpu", "--out", out.to_str().unwrap()], &["cannot write", "a-file"]);
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the blocking file remains");
+    assert_rejected(
+        &[
+            "run",
+            "heat5",
+            "--backend",
+            "cpu",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["cannot write", "a-file"],
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "only the blocking file remains"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -79,9 +136,23 @@ fn a_wafer_too_large_for_the_adapter_is_refused() {
     let side = (((max / 4) as f64 / 100.0).sqrt() as u64 + 64).to_string();
     let pes = format!("{side}x{side}");
     let out = scratch("large");
-    let args = ["run", "heat5", "--pes", &pes, "--n", "8", "--backend", "vulkan", "--out", out.to_str().unwrap()];
+    let args = [
+        "run",
+        "heat5",
+        "--pes",
+        &pes,
+        "--n",
+        "8",
+        "--backend",
+        "vulkan",
+        "--out",
+        out.to_str().unwrap(),
+    ];
     let backend = format!("{:?}", ctx.adapter.info.backend).to_lowercase();
-    let args: Vec<&str> = args.iter().map(|a| if *a == "vulkan" { backend.as_str() } else { a }).collect();
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "vulkan" { backend.as_str() } else { a })
+        .collect();
     assert_rejected(&args, &["MiB per storage binding", "fewer PEs"]);
     assert!(!out.exists(), "a refused run left {} behind", out.display());
 }
@@ -90,19 +161,53 @@ fn a_wafer_too_large_for_the_adapter_is_refused() {
 fn a_run_writes_fields_and_summary() {
     let out = scratch("good");
     let res = wafer_emu(&[
-        "run", "heat9", "--pes", "3x2", "--n", "4", "--steps", "10", "--snapshot-every", "5", "--backend", "cpu", "--check",
-        "--out", out.to_str().unwrap(),
+        "run",
+        "heat9",
+        "--pes",
+        "3x2",
+        "--n",
+        "4",
+        "--steps",
+        "10",
+        "--snapshot-every",
+        "5",
+        "--backend",
+        "cpu",
+        "--check",
+        "--out",
+        out.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&res.stdout);
-    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
-    for needle in ["12 x 8 = 96 points", "17 FLOPs", "bit-identical", "updates/s", "FLOP/s"] {
-        assert!(stdout.contains(needle), "summary lacks '{needle}':\n{stdout}");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    for needle in [
+        "12 x 8 = 96 points",
+        "17 FLOPs",
+        "bit-identical",
+        "updates/s",
+        "FLOP/s",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "summary lacks '{needle}':\n{stdout}"
+        );
     }
-    let mut names: Vec<String> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
     let expected: Vec<String> = [0, 5, 10]
         .iter()
-        .flat_map(|s| [format!("heat9_step{s:08}.npy"), format!("heat9_step{s:08}.png")])
+        .flat_map(|s| {
+            [
+                format!("heat9_step{s:08}.npy"),
+                format!("heat9_step{s:08}.png"),
+            ]
+        })
         .chain(["summary.txt".to_string()])
         .collect();
     let mut expected = expected;
@@ -116,9 +221,17 @@ fn a_run_writes_fields_and_summary() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in [&["--help"][..], &["run", "--help"], &["bench", "--help"], &["adapters", "--help"]] {
+    for cmd in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["bench", "--help"],
+        &["adapters", "--help"],
+    ] {
         let out = wafer_emu(cmd);
         assert!(out.status.success(), "{cmd:?}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"), "{cmd:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Usage"),
+            "{cmd:?}"
+        );
     }
 }

@@ -23,7 +23,11 @@ fn assert_same_bits(a: &mut dyn Simulator, b: &mut dyn Simulator, what: &str) {
         a.advance(t - a.step()).unwrap();
         b.advance(t - b.step()).unwrap();
         let (fa, fb) = (a.field().unwrap(), b.field().unwrap());
-        let diff = bits(&fa).iter().zip(bits(&fb)).filter(|(x, y)| *x != y).count();
+        let diff = bits(&fa)
+            .iter()
+            .zip(bits(&fb))
+            .filter(|(x, y)| *x != y)
+            .count();
         assert_eq!(diff, 0, "{what}: {diff} points differ after {t} steps");
     }
 }
@@ -51,7 +55,11 @@ fn cpu_wafer_equals_cpu_global_bit_for_bit() {
             for n in NS {
                 let problem = common::problem(kernel, pes, n, 11);
                 let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
-                assert_same_bits(&mut CpuWafer::new(&problem), &mut CpuGlobal::new(&problem), &what);
+                assert_same_bits(
+                    &mut CpuWafer::new(&problem),
+                    &mut CpuGlobal::new(&problem),
+                    &what,
+                );
             }
         }
     }
@@ -74,8 +82,20 @@ fn gpu_wafer_agrees_with_cpu_backend_within_bound() {
         let (fg, fc) = (gpu.field().unwrap(), cpu.field().unwrap());
         let max_u0 = problem.initial_field().range().1 as f64;
         let bound = steps as f64 * 17.0 * f64::powi(2.0, -24) * max_u0;
-        let worst = fg.data.iter().zip(&fc.data).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max);
-        assert!(worst <= bound, "{}: GPU and CPU differ by {worst:e} > {bound:e}", kernel.name());
-        eprintln!("{}: max |gpu - cpu| = {worst:e} (bound {bound:e})", kernel.name());
+        let worst = fg
+            .data
+            .iter()
+            .zip(&fc.data)
+            .map(|(a, b)| (a - b).abs() as f64)
+            .fold(0.0, f64::max);
+        assert!(
+            worst <= bound,
+            "{}: GPU and CPU differ by {worst:e} > {bound:e}",
+            kernel.name()
+        );
+        eprintln!(
+            "{}: max |gpu - cpu| = {worst:e} (bound {bound:e})",
+            kernel.name()
+        );
     }
 }

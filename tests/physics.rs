@@ -13,9 +13,18 @@ const STEPS: u64 = 50;
 const MODE: (u32, u32) = (2, 3);
 
 fn mode_problem(kernel: KernelKind) -> Problem {
-    let coefficients = HeatCoefficients { a: 0.9, c: 0.6, d: 0.4, e: -0.3, dt: 0.25 };
+    let coefficients = HeatCoefficients {
+        a: 0.9,
+        c: 0.6,
+        d: 0.4,
+        e: -0.3,
+        dt: 0.25,
+    };
     let geometry = WaferGeometry::new(3, 5, 8, 1).unwrap();
-    let init = InitialCondition::Mode { kx: MODE.0, ky: MODE.1 };
+    let init = InitialCondition::Mode {
+        kx: MODE.0,
+        ky: MODE.1,
+    };
     Problem::new(kernel, coefficients, geometry, init).unwrap()
 }
 
@@ -24,7 +33,10 @@ fn mode_problem(kernel: KernelKind) -> Problem {
 fn assert_exact_rate(problem: &Problem, field: &GlobalField) {
     let (nx, ny) = problem.geometry.global_size();
     let w = problem.weights();
-    let (kx, ky) = (std::f64::consts::TAU * MODE.0 as f64 / nx as f64, std::f64::consts::TAU * MODE.1 as f64 / ny as f64);
+    let (kx, ky) = (
+        std::f64::consts::TAU * MODE.0 as f64 / nx as f64,
+        std::f64::consts::TAU * MODE.1 as f64 / ny as f64,
+    );
     let (mut re, mut im) = (0.0, 0.0);
     for (dy, row) in w.rows.iter().enumerate() {
         for (dx, &weight) in row.iter().enumerate() {
@@ -33,13 +45,19 @@ fn assert_exact_rate(problem: &Problem, field: &GlobalField) {
             im += weight as f64 * phase.sin();
         }
     }
-    let (gain, turn) = ((re * re + im * im).sqrt().powi(STEPS as i32), im.atan2(re) * STEPS as f64);
+    let (gain, turn) = (
+        (re * re + im * im).sqrt().powi(STEPS as i32),
+        im.atan2(re) * STEPS as f64,
+    );
     assert!(gain < 0.9, "the mode should decay visibly (gain {gain})");
     for y in 0..ny {
         for x in 0..nx {
             let exact = gain * (mode_phase(MODE.0, MODE.1, nx, ny, x, y) + turn).cos();
             let got = field.at(x, y) as f64;
-            assert!((got - exact).abs() < 2e-5, "({x}, {y}): {got} vs exact {exact}");
+            assert!(
+                (got - exact).abs() < 2e-5,
+                "({x}, {y}): {got} vs exact {exact}"
+            );
         }
     }
 }
@@ -74,6 +92,10 @@ fn total_heat_is_conserved() {
         let mut wafer = CpuWafer::new(&problem);
         wafer.advance(200).unwrap();
         let after = wafer.field().unwrap().total();
-        assert!(((after - before) / before).abs() < 1e-4, "{}: {before} -> {after}", kernel.name());
+        assert!(
+            ((after - before) / before).abs() < 1e-4,
+            "{}: {before} -> {after}",
+            kernel.name()
+        );
     }
 }

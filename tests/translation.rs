@@ -13,7 +13,13 @@ use wafer_emu::wafer::WaferGeometry;
 /// The identity stencil (all coefficients zero) on points that hold their own index: the raw
 /// SRAM then shows which global point each owned cell holds.
 fn tracer(pes: (u32, u32), n: u32) -> Problem {
-    let still = HeatCoefficients { a: 0.0, c: 0.0, d: 0.0, e: 0.0, dt: 1.0 };
+    let still = HeatCoefficients {
+        a: 0.0,
+        c: 0.0,
+        d: 0.0,
+        e: 0.0,
+        dt: 1.0,
+    };
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
     Problem::new(KernelKind::Heat5, still, geometry, InitialCondition::Index).unwrap()
 }
@@ -32,7 +38,11 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
                 let x = (x0 + j as i64) % nx as i64;
                 let y = (y0 + i as i64) % ny as i64;
                 let held = sram[g.sram_index(pe, i + w, j + w)];
-                assert_eq!(held, (y * nx as i64 + x) as f32, "PE ({px}, {py}) cell ({i}, {j}) after {t} steps");
+                assert_eq!(
+                    held,
+                    (y * nx as i64 + x) as f32,
+                    "PE ({px}, {py}) cell ({i}, {j}) after {t} steps"
+                );
             }
         }
         assert_eq!(g.owned_origin((px, py), t), (x0 as u32, y0 as u32));
@@ -69,7 +79,13 @@ fn owned_ranges_follow_the_design_formula_on_gpu() {
 /// writes into a left or lower neighbour. Each PE's compute writes only its own block.
 #[test]
 fn sendrecv_only_moves_data_right_and_up() {
-    for (pes, n) in [((1, 1), 1), ((3, 5), 1), ((3, 5), 2), ((4, 4), 3), ((2, 2), 8)] {
+    for (pes, n) in [
+        ((1, 1), 1),
+        ((3, 5), 1),
+        ((3, 5), 2),
+        ((4, 4), 3),
+        ((2, 2), 8),
+    ] {
         let g = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
         let max_hops = g.w().div_ceil(n);
         for pe in 0..g.pe_count() {
@@ -77,15 +93,29 @@ fn sendrecv_only_moves_data_right_and_up() {
             for k in 0..g.comm_cells() as u32 {
                 let (i, j) = g.comm_cell(k);
                 let src = g.comm_source((px, py), (i, j));
-                assert!(src.hops_right + src.hops_up > 0, "cell ({i}, {j}) receives from itself");
-                assert_eq!(src.hops_right > 0, j < g.w(), "cell ({i}, {j}) of ({px}, {py})");
-                assert_eq!(src.hops_up > 0, i < g.w(), "cell ({i}, {j}) of ({px}, {py})");
+                assert!(
+                    src.hops_right + src.hops_up > 0,
+                    "cell ({i}, {j}) receives from itself"
+                );
+                assert_eq!(
+                    src.hops_right > 0,
+                    j < g.w(),
+                    "cell ({i}, {j}) of ({px}, {py})"
+                );
+                assert_eq!(
+                    src.hops_up > 0,
+                    i < g.w(),
+                    "cell ({i}, {j}) of ({px}, {py})"
+                );
                 assert!(src.hops_right <= max_hops && src.hops_up <= max_hops);
                 let expected_x = (px + pes.0 * max_hops - src.hops_right) % pes.0;
                 let expected_y = (py + pes.1 * max_hops - src.hops_up) % pes.1;
                 assert_eq!(g.pe_coords(src.pe), (expected_x, expected_y));
                 let (si, sj) = src.cell;
-                assert!(si >= g.w() && sj >= g.w(), "source ({si}, {sj}) is not an owned cell");
+                assert!(
+                    si >= g.w() && sj >= g.w(),
+                    "source ({si}, {sj}) is not an owned cell"
+                );
             }
         }
     }

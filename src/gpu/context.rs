@@ -18,7 +18,10 @@ pub struct AdapterRequest {
 impl AdapterRequest {
     /// All backends, any name.
     pub fn any() -> Self {
-        Self { backends: wgpu::Backends::all(), name: None }
+        Self {
+            backends: wgpu::Backends::all(),
+            name: None,
+        }
     }
 }
 
@@ -29,7 +32,9 @@ pub fn parse_backend(name: &str) -> Result<wgpu::Backends> {
         "gl" | "gles" | "opengl" => Ok(wgpu::Backends::GL),
         "metal" => Ok(wgpu::Backends::METAL),
         "dx12" | "d3d12" => Ok(wgpu::Backends::DX12),
-        _ => Err(invalid!("unknown backend '{name}': allowed auto, cpu, vulkan, gl, metal, dx12")),
+        _ => Err(invalid!(
+            "unknown backend '{name}': allowed auto, cpu, vulkan, gl, metal, dx12"
+        )),
     }
 }
 
@@ -78,7 +83,8 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
 /// The adapters matching the request, best first: discrete, integrated, virtual, other,
 /// software; Vulkan before the other backends of the same type.
 fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
-    let mut adapters = pollster::block_on(instance(request.backends).enumerate_adapters(request.backends));
+    let mut adapters =
+        pollster::block_on(instance(request.backends).enumerate_adapters(request.backends));
     filter_and_sort(request, &mut adapters);
     adapters
 }
@@ -87,11 +93,23 @@ fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
 /// first; GL only when they have nothing, since probing GL without a display prints noise.
 fn best_adapter(request: &AdapterRequest) -> Option<wgpu::Adapter> {
     let primary = request.backends & wgpu::Backends::PRIMARY;
-    let first = AdapterRequest { backends: primary, name: request.name.clone() };
-    let found = if primary.is_empty() { None } else { matching_adapters(&first).into_iter().next() };
+    let first = AdapterRequest {
+        backends: primary,
+        name: request.name.clone(),
+    };
+    let found = if primary.is_empty() {
+        None
+    } else {
+        matching_adapters(&first).into_iter().next()
+    };
     found.or_else(|| {
-        let rest = AdapterRequest { backends: request.backends - primary, name: request.name.clone() };
-        (!rest.backends.is_empty()).then(|| matching_adapters(&rest).into_iter().next()).flatten()
+        let rest = AdapterRequest {
+            backends: request.backends - primary,
+            name: request.name.clone(),
+        };
+        (!rest.backends.is_empty())
+            .then(|| matching_adapters(&rest).into_iter().next())
+            .flatten()
     })
 }
 
@@ -117,7 +135,10 @@ fn filter_and_sort(request: &AdapterRequest, adapters: &mut Vec<wgpu::Adapter>) 
 pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
     matching_adapters(request)
         .iter()
-        .map(|a| AdapterSummary { info: a.get_info(), limits: a.limits() })
+        .map(|a| AdapterSummary {
+            info: a.get_info(),
+            limits: a.limits(),
+        })
         .collect()
 }
 
@@ -138,10 +159,17 @@ impl GpuContext {
             Error::NoAdapter(format!(
                 " for backends {:?}{}",
                 request.backends,
-                request.name.as_ref().map(|n| format!(" named like '{n}'")).unwrap_or_default()
+                request
+                    .name
+                    .as_ref()
+                    .map(|n| format!(" named like '{n}'"))
+                    .unwrap_or_default()
             ))
         })?;
-        let summary = AdapterSummary { info: adapter.get_info(), limits: adapter.limits() };
+        let summary = AdapterSummary {
+            info: adapter.get_info(),
+            limits: adapter.limits(),
+        };
         let desc = wgpu::DeviceDescriptor {
             label: Some("wafer-emu"),
             required_limits: summary.limits.clone(),
@@ -149,7 +177,11 @@ impl GpuContext {
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))
             .map_err(|e| Error::Gpu(format!("{} refused a device: {e}", summary.info.name)))?;
-        Ok(Arc::new(Self { device, queue, adapter: summary }))
+        Ok(Arc::new(Self {
+            device,
+            queue,
+            adapter: summary,
+        }))
     }
 
     /// Checks that a buffer of `bytes` fits one storage binding of this adapter.
@@ -168,44 +200,58 @@ impl GpuContext {
 
     /// A storage buffer holding `data`, usable as copy source and destination.
     pub fn storage_buffer(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytemuck::cast_slice(data),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        })
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::cast_slice(data),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            })
     }
 
     /// A uniform buffer holding `value`.
     pub fn uniform_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytemuck::bytes_of(value),
-            usage: wgpu::BufferUsages::UNIFORM,
-        })
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::bytes_of(value),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
     }
 
     /// A compute pipeline whose bind-group layout is reflected from the shader.
     pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> wgpu::ComputePipeline {
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        self.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
     }
 
     /// A bind group for group 0 of `pipeline`, binding `resources` in order from 0.
-    pub fn bind_group(&self, pipeline: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    pub fn bind_group(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
         let entries: Vec<_> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
             .collect();
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
@@ -257,7 +303,9 @@ impl GpuContext {
             .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?
             .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?;
         let data = bytemuck::cast_slice(
-            &staging.get_mapped_range(..).map_err(|e| Error::Gpu(format!("readback failed: {e}")))?,
+            &staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?,
         )
         .to_vec();
         staging.unmap();
@@ -266,7 +314,10 @@ impl GpuContext {
 
     /// The adapter's name and backend, for reports.
     pub fn describe(&self) -> String {
-        format!("{} ({:?})", self.adapter.info.name, self.adapter.info.backend)
+        format!(
+            "{} ({:?})",
+            self.adapter.info.name, self.adapter.info.backend
+        )
     }
 }
 
@@ -286,7 +337,8 @@ impl GpuContext {
         points: u64,
         record: impl Fn(&mut wgpu::ComputePass<'_>, u64),
     ) -> Result<()> {
-        let per_submission = (UPDATES_PER_SUBMISSION / points.max(1)).clamp(1, MAX_STEPS_PER_SUBMISSION);
+        let per_submission =
+            (UPDATES_PER_SUBMISSION / points.max(1)).clamp(1, MAX_STEPS_PER_SUBMISSION);
         let mut done = 0;
         while done < steps {
             let count = per_submission.min(steps - done);
@@ -309,7 +361,9 @@ impl AdapterRequest {
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
-            name: std::env::var("WGPU_ADAPTER_NAME").ok().filter(|n| !n.is_empty()),
+            name: std::env::var("WGPU_ADAPTER_NAME")
+                .ok()
+                .filter(|n| !n.is_empty()),
         }
     }
 }

@@ -22,11 +22,21 @@ impl CopyKernel {
         let elements = elements.div_ceil(4) * 4;
         ctx.check_binding("the copy kernel", elements * 4)?;
         let data = vec![1.0f32; elements as usize];
-        let buffers = [ctx.storage_buffer("copy a", &data), ctx.storage_buffer("copy b", &data)];
+        let buffers = [
+            ctx.storage_buffer("copy a", &data),
+            ctx.storage_buffer("copy b", &data),
+        ];
         let pipeline = ctx.pipeline("copy", &shaders::copy(), "copy");
         let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&buffers[x], &buffers[1 - x]]));
         let size = ctx.dispatch_size((elements / 4).div_ceil(4));
-        Ok(Self { ctx, elements, pipeline, groups, size, _buffers: buffers })
+        Ok(Self {
+            ctx,
+            elements,
+            pipeline,
+            groups,
+            size,
+            _buffers: buffers,
+        })
     }
 
     /// Values copied per pass.

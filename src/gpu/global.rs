@@ -24,14 +24,35 @@ impl GpuGlobal {
     pub fn new(ctx: Arc<GpuContext>, problem: &Problem) -> Result<Self> {
         let initial = problem.initial_field();
         let (nx, ny) = (initial.nx, initial.ny);
-        ctx.check_binding(&format!("a {nx}x{ny} global grid"), initial.data.len() as u64 * 4)?;
-        let fields = [ctx.storage_buffer("u", &initial.data), ctx.storage_buffer("v", &initial.data)];
+        ctx.check_binding(
+            &format!("a {nx}x{ny} global grid"),
+            initial.data.len() as u64 * 4,
+        )?;
+        let fields = [
+            ctx.storage_buffer("u", &initial.data),
+            ctx.storage_buffer("v", &initial.data),
+        ];
         let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny));
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
-        let pipeline = ctx.pipeline("global compute", &shaders::global_compute(problem.kernel), "compute");
-        let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&grid, &weights, &fields[x], &fields[1 - x]]));
-        let threads = (nx as u64).div_ceil(BLOCK_COLS as u64) * (ny as u64).div_ceil(ROWS_PER_THREAD as u64);
-        Ok(Self { size: ctx.dispatch_size(threads), ctx, nx, ny, fields, pipeline, groups, step: 0 })
+        let pipeline = ctx.pipeline(
+            "global compute",
+            &shaders::global_compute(problem.kernel),
+            "compute",
+        );
+        let groups = [0, 1]
+            .map(|x| ctx.bind_group(&pipeline, &[&grid, &weights, &fields[x], &fields[1 - x]]));
+        let threads =
+            (nx as u64).div_ceil(BLOCK_COLS as u64) * (ny as u64).div_ceil(ROWS_PER_THREAD as u64);
+        Ok(Self {
+            size: ctx.dispatch_size(threads),
+            ctx,
+            nx,
+            ny,
+            fields,
+            pipeline,
+            groups,
+            step: 0,
+        })
     }
 }
 
@@ -52,8 +73,14 @@ impl Simulator for GpuGlobal {
     }
 
     fn field(&self) -> Result<GlobalField> {
-        let data = self.ctx.read_buffer(&self.fields[(self.step % 2) as usize])?;
-        Ok(GlobalField { nx: self.nx, ny: self.ny, data })
+        let data = self
+            .ctx
+            .read_buffer(&self.fields[(self.step % 2) as usize])?;
+        Ok(GlobalField {
+            nx: self.nx,
+            ny: self.ny,
+            data,
+        })
     }
 
     fn describe(&self) -> String {

@@ -41,10 +41,19 @@ pub fn copy() -> String {
 
 /// Every composed shader with a name, for validation.
 pub fn all() -> Vec<(String, String)> {
-    let mut shaders = vec![("sendrecv".to_string(), sendrecv()), ("copy".to_string(), copy())];
+    let mut shaders = vec![
+        ("sendrecv".to_string(), sendrecv()),
+        ("copy".to_string(), copy()),
+    ];
     for kernel in KernelKind::ALL {
-        shaders.push((format!("wafer_compute/{}", kernel.name()), wafer_compute(kernel)));
-        shaders.push((format!("global_compute/{}", kernel.name()), global_compute(kernel)));
+        shaders.push((
+            format!("wafer_compute/{}", kernel.name()),
+            wafer_compute(kernel),
+        ));
+        shaders.push((
+            format!("global_compute/{}", kernel.name()),
+            global_compute(kernel),
+        ));
     }
     shaders
 }
@@ -53,8 +62,11 @@ pub fn all() -> Vec<(String, String)> {
 pub fn validate(name: &str, source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
-        .validate(&module)
-        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
     Ok(())
 }

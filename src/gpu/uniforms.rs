@@ -53,7 +53,12 @@ pub struct GridUniform {
 
 impl GridUniform {
     pub fn new(nx: u32, ny: u32) -> Self {
-        Self { nx, ny, rows_per_thread: ROWS_PER_THREAD, pad: 0 }
+        Self {
+            nx,
+            ny,
+            rows_per_thread: ROWS_PER_THREAD,
+            pad: 0,
+        }
     }
 }
 
@@ -66,6 +71,8 @@ pub struct WeightsUniform {
 
 impl WeightsUniform {
     pub fn new(w: &Weights) -> Self {
-        Self { rows: w.rows.map(|[a, b, c]| [a, b, c, 0.0]) }
+        Self {
+            rows: w.rows.map(|[a, b, c]| [a, b, c, 0.0]),
+        }
     }
 }

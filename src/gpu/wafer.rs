@@ -35,16 +35,25 @@ impl GpuWafer {
             g.sram_cells() * 4,
         )?;
         let initial = g.scatter(&problem.initial_field());
-        let sram = [ctx.storage_buffer("sram x", &initial), ctx.storage_buffer("sram y", &initial)];
+        let sram = [
+            ctx.storage_buffer("sram x", &initial),
+            ctx.storage_buffer("sram y", &initial),
+        ];
         let wafer = ctx.uniform_buffer("wafer", &WaferUniform::new(&g));
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
         let sendrecv = ctx.pipeline("sendrecv", &shaders::sendrecv(), "sendrecv");
-        let compute = ctx.pipeline("wafer compute", &shaders::wafer_compute(problem.kernel), "compute");
+        let compute = ctx.pipeline(
+            "wafer compute",
+            &shaders::wafer_compute(problem.kernel),
+            "compute",
+        );
         let sendrecv_groups = [0, 1].map(|x| ctx.bind_group(&sendrecv, &[&wafer, &sram[x]]));
-        let compute_groups = [0, 1].map(|x| ctx.bind_group(&compute, &[&wafer, &weights, &sram[x], &sram[1 - x]]));
+        let compute_groups =
+            [0, 1].map(|x| ctx.bind_group(&compute, &[&wafer, &weights, &sram[x], &sram[1 - x]]));
         let pes = g.pe_count() as u64;
         let n = g.n as u64;
-        let compute_threads = pes * n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
+        let compute_threads =
+            pes * n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
         Ok(Self {
             sendrecv_size: ctx.dispatch_size(pes * 2 * g.w() as u64),
             compute_size: ctx.dispatch_size(compute_threads),
@@ -67,15 +76,16 @@ impl GpuWafer {
 
 impl Simulator for GpuWafer {
     fn advance(&mut self, steps: u64) -> Result<()> {
-        self.ctx.run_steps(self.step, steps, self.geometry.points(), |pass, step| {
-            let x = (step % 2) as usize;
-            pass.set_pipeline(&self.sendrecv);
-            pass.set_bind_group(0, &self.sendrecv_groups[x], &[]);
-            pass.dispatch_workgroups(self.sendrecv_size.0, self.sendrecv_size.1, 1);
-            pass.set_pipeline(&self.compute);
-            pass.set_bind_group(0, &self.compute_groups[x], &[]);
-            pass.dispatch_workgroups(self.compute_size.0, self.compute_size.1, 1);
-        })?;
+        self.ctx
+            .run_steps(self.step, steps, self.geometry.points(), |pass, step| {
+                let x = (step % 2) as usize;
+                pass.set_pipeline(&self.sendrecv);
+                pass.set_bind_group(0, &self.sendrecv_groups[x], &[]);
+                pass.dispatch_workgroups(self.sendrecv_size.0, self.sendrecv_size.1, 1);
+                pass.set_pipeline(&self.compute);
+                pass.set_bind_group(0, &self.compute_groups[x], &[]);
+                pass.dispatch_workgroups(self.compute_size.0, self.compute_size.1, 1);
+            })?;
         self.step += steps;
         Ok(())
     }

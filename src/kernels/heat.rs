@@ -17,7 +17,13 @@ pub struct HeatCoefficients {
 impl Default for HeatCoefficients {
     /// Pure diffusion `A = C = 1`, no advection, `dt = 0.2` (stable for both stencils).
     fn default() -> Self {
-        Self { a: 1.0, c: 1.0, d: 0.0, e: 0.0, dt: 0.2 }
+        Self {
+            a: 1.0,
+            c: 1.0,
+            d: 0.0,
+            e: 0.0,
+            dt: 0.2,
+        }
     }
 }
 
@@ -32,7 +38,13 @@ impl HeatCoefficients {
     /// stable (`dt * 2 (A + C) <= 1`, which keeps every weight of the 5-point stencil of pure
     /// diffusion non-negative).
     pub fn validate(&self) -> Result<()> {
-        let all = [("A", self.a), ("C", self.c), ("D", self.d), ("E", self.e), ("dt", self.dt)];
+        let all = [
+            ("A", self.a),
+            ("C", self.c),
+            ("D", self.d),
+            ("E", self.e),
+            ("dt", self.dt),
+        ];
         for (name, v) in all {
             if !v.is_finite() {
                 return Err(invalid!("{name} = {v} must be a finite number"));
@@ -95,7 +107,9 @@ impl HeatCoefficients {
             rows[2][k] += sy + fy;
         }
         rows[1][1] += 1.0;
-        Weights { rows: rows.map(|r| r.map(|v| v as f32)) }
+        Weights {
+            rows: rows.map(|r| r.map(|v| v as f32)),
+        }
     }
 }
 
@@ -131,12 +145,24 @@ mod tests {
 
     #[test]
     fn weights_sum_to_one_and_bad_dt_is_named() {
-        let c = HeatCoefficients { a: 0.7, c: 0.3, d: 0.2, e: -0.1, dt: 0.2 };
+        let c = HeatCoefficients {
+            a: 0.7,
+            c: 0.3,
+            d: 0.2,
+            e: -0.1,
+            dt: 0.2,
+        };
         for w in [c.five_point(), c.nine_point()] {
             let sum: f32 = w.rows.iter().flatten().sum();
             assert!((sum - 1.0).abs() < 1e-6, "{w:?}");
         }
-        let err = HeatCoefficients { dt: 0.6, ..c }.validate().unwrap_err().to_string();
-        assert!(err.contains("dt = 0.6") && err.contains("dt <= 0.5"), "{err}");
+        let err = HeatCoefficients { dt: 0.6, ..c }
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("dt = 0.6") && err.contains("dt <= 0.5"),
+            "{err}"
+        );
     }
 }

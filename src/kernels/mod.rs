@@ -37,9 +37,15 @@ impl KernelKind {
 
     /// Parses a kernel name.
     pub fn parse(name: &str) -> Result<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
-            invalid!("unknown kernel '{name}': allowed {}", Self::names().join(", "))
-        })
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                invalid!(
+                    "unknown kernel '{name}': allowed {}",
+                    Self::names().join(", ")
+                )
+            })
     }
 
     /// Names of all kernels.

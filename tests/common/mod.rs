@@ -30,7 +30,19 @@ pub fn gpu() -> Option<Arc<GpuContext>> {
 
 /// A heat problem with advection on, random initial values (every bit matters).
 pub fn problem(kernel: KernelKind, pes: (u32, u32), n: u32, seed: u64) -> Problem {
-    let coefficients = HeatCoefficients { a: 0.9, c: 0.6, d: 0.3, e: -0.2, dt: 0.2 };
+    let coefficients = HeatCoefficients {
+        a: 0.9,
+        c: 0.6,
+        d: 0.3,
+        e: -0.2,
+        dt: 0.2,
+    };
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
-    Problem::new(kernel, coefficients, geometry, InitialCondition::Random { seed }).unwrap()
+    Problem::new(
+        kernel,
+        coefficients,
+        geometry,
+        InitialCondition::Random { seed },
+    )
+    .unwrap()
 }
