@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::cpu::{CpuGlobal, CpuWafer};
-use crate::gpu::{parse_backend, AdapterRequest, GpuContext, GpuGlobal, GpuWafer};
+use crate::gpu::{parse_backend, AdapterRequest, GpuContext, GpuGlobal, GpuWafer, NATIVE_BACKENDS};
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
 
@@ -53,7 +53,7 @@ impl EngineRequest {
         match &self.backend {
             BackendChoice::Cpu => Ok((None, vec![])),
             BackendChoice::Gpu(backends) => GpuContext::new(&request(*backends)).map(with_warnings),
-            BackendChoice::Auto => match GpuContext::new(&request(wgpu::Backends::all())) {
+            BackendChoice::Auto => match GpuContext::new(&request(NATIVE_BACKENDS)) {
                 Ok(ctx) => Ok(with_warnings(ctx)),
                 Err(Error::NoAdapter(why)) if self.adapter.is_none() => Ok((
                     None,

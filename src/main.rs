@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use wafer_emu::cli::{Cli, Command, EngineArgs};
-use wafer_emu::gpu::{list_adapters, AdapterRequest};
+use wafer_emu::gpu::{list_adapters, AdapterRequest, NATIVE_BACKENDS};
 
 fn main() -> ExitCode {
     match dispatch(Cli::parse().command) {
@@ -48,7 +48,7 @@ fn adapters(args: &EngineArgs) -> Result<()> {
     let request = args.request()?;
     let backends = match request.backend {
         wafer_emu::engine::BackendChoice::Gpu(b) => b,
-        _ => wgpu::Backends::all(),
+        _ => NATIVE_BACKENDS,
     };
     let found = list_adapters(&AdapterRequest {
         backends,

@@ -67,7 +67,9 @@ pub fn run(
     let mut chunk = 1;
     loop {
         let step = wafer.step();
-        let snapshot_due = config.snapshot_every.is_some_and(|k| step.is_multiple_of(k));
+        let snapshot_due = config
+            .snapshot_every
+            .is_some_and(|k| step.is_multiple_of(k));
         if let Some(dir) = config
             .out
             .as_ref()

@@ -102,6 +102,38 @@ fn an_explicit_gpu_backend_without_adapter_is_an_error() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn without_any_adapter_auto_falls_back_to_the_cpu_with_a_warning() {
+    // Hide every Vulkan driver and every EGL vendor (the GL backend) from this run.
+    let out = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args([
+            "run",
+            "heat5",
+            "--pes",
+            "2x2",
+            "--n",
+            "4",
+            "--steps",
+            "5",
+            "--no-output",
+        ])
+        .env("VK_ICD_FILENAMES", "/nonexistent")
+        .env("VK_DRIVER_FILES", "/nonexistent")
+        .env("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent")
+        .env_remove("WGPU_BACKEND")
+        .env_remove("WGPU_ADAPTER_NAME")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: no GPU adapter found") && stderr.contains("CPU backend"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("emulated wafer on the CPU"));
+}
+
 #[test]
 fn an_unwritable_output_folder_is_rejected_before_any_work() {
     let dir = scratch("unwritable");

@@ -7,6 +7,21 @@ use wgpu::util::DeviceExt;
 
 use crate::{invalid, Error, Result};
 
+/// The native backends wafer-emu can run on (all but the browser and no-op ones).
+pub const NATIVE_BACKENDS: wgpu::Backends = wgpu::Backends::VULKAN
+    .union(wgpu::Backends::GL)
+    .union(wgpu::Backends::METAL)
+    .union(wgpu::Backends::DX12);
+
+/// Backend names for messages, e.g. `vulkan, gl`.
+pub fn backend_names(backends: wgpu::Backends) -> String {
+    let names: Vec<String> = backends
+        .iter_names()
+        .map(|(name, _)| name.to_lowercase())
+        .collect();
+    names.join(", ")
+}
+
 /// Which adapters to consider: the backends and an optional name filter (a case-insensitive
 /// substring, like `WGPU_ADAPTER_NAME`).
 #[derive(Clone, Debug)]
@@ -157,8 +172,8 @@ impl GpuContext {
     pub fn new(request: &AdapterRequest) -> Result<Arc<Self>> {
         let adapter = best_adapter(request).ok_or_else(|| {
             Error::NoAdapter(format!(
-                " for backends {:?}{}",
-                request.backends,
+                " for backends {}{}",
+                backend_names(request.backends),
                 request
                     .name
                     .as_ref()
@@ -360,7 +375,7 @@ impl AdapterRequest {
     /// `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` from the environment, all backends otherwise.
     pub fn from_env() -> Self {
         Self {
-            backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
+            backends: wgpu::Backends::from_env().unwrap_or(NATIVE_BACKENDS),
             name: std::env::var("WGPU_ADAPTER_NAME")
                 .ok()
                 .filter(|n| !n.is_empty()),

@@ -8,7 +8,10 @@ pub mod shaders;
 mod uniforms;
 mod wafer;
 
-pub use context::{list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext};
+pub use context::{
+    backend_names, list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext,
+    NATIVE_BACKENDS,
+};
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
 pub use wafer::GpuWafer;
