@@ -12,9 +12,6 @@ struct Wafer {
     stride: u32,     // n + w
     block: u32,      // stride * stride cells per PE
     rows_per_thread: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // The global grid of the reference kernel.

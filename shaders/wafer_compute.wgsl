@@ -8,8 +8,8 @@
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 
-// Values k - 1 .. k + BLOCK_COLS of x (reads past a row end land in memory whose results are
-// never stored).
+// Values k - 1 .. k + BLOCK_COLS of x. Past the end of a row they come from the next row (or
+// the spare tail after the last block): their results are never stored.
 fn load_window(k: u32) -> Window {
     return Window(x[k - 1u], x[k], x[k + 1u], x[k + 2u], x[k + 3u], x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u]);
 }

@@ -112,7 +112,7 @@ pub fn variants(
         add_gpu_variants(&mut variants, ctx, &problems)?;
     }
     if config.cpu || ctx.is_none() {
-        add_cpu_variants(&mut variants, &problems, config.grid);
+        add_cpu_variants(&mut variants, &problems, config.grid)?;
     }
     for variant in variants.iter_mut() {
         variant.run(1)?;
@@ -193,7 +193,7 @@ fn add_gpu_variants(
     Ok(())
 }
 
-fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32) {
+fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32) -> Result<()> {
     let size = grid as usize * grid as usize;
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
     variants.push(Variant::new("CPU copy (memory ceiling)", move |steps| {
@@ -208,9 +208,10 @@ fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32
     for problem in problems {
         variants.push(stepper(
             wafer_name("CPU", &problem.geometry),
-            CpuWafer::new(problem),
+            CpuWafer::new(problem)?,
         ));
     }
+    Ok(())
 }
 
 impl BenchReport {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::BenchConfig;
-use crate::engine::EngineRequest;
+use crate::engine::{EngineKind, EngineRequest};
 use crate::field::InitialCondition;
 use crate::kernels::{HeatCoefficients, KernelKind};
 use crate::model::Problem;
@@ -82,7 +82,10 @@ pub struct RunArgs {
     /// Also write the field every K steps (step 0 included)
     #[arg(long, value_name = "K")]
     pub snapshot_every: Option<u64>,
-    /// Also run the plain global-grid kernel on the same adapter and compare bits
+    /// What runs: the emulated wafer, or the plain global-grid kernel (no PEs, no translation)
+    #[arg(long = "engine", default_value = "wafer", value_name = "wafer|global")]
+    pub engine_kind: String,
+    /// Also run the other engine on the same adapter and compare bits
     #[arg(long)]
     pub check: bool,
     #[command(flatten)]
@@ -170,6 +173,7 @@ impl RunArgs {
             problem,
             steps: self.steps,
             engine: self.engine.request()?,
+            engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: (!self.no_output).then(|| self.out.clone()),
             snapshot_every: self.snapshot_every,
             check: self.check,

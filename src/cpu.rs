@@ -7,7 +7,7 @@ use crate::field::GlobalField;
 use crate::kernels::{heat5_point, heat9_point, KernelKind, Neighbourhood, Weights};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
-use crate::Result;
+use crate::{Error, Result};
 
 /// The emulated wafer on the CPU: every PE's SRAM block, `sendrecv` then `compute` per step.
 pub struct CpuWafer {
@@ -23,11 +23,15 @@ pub struct CpuWafer {
 }
 
 impl CpuWafer {
-    /// Lays out the problem's initial field on the wafer.
-    pub fn new(problem: &Problem) -> Self {
+    /// Lays out the problem's initial field on the wafer; refuses wafers that would not fit
+    /// this machine's available memory.
+    pub fn new(problem: &Problem) -> Result<Self> {
         let geometry = problem.geometry;
+        let cells =
+            2 * geometry.sram_cells() + (geometry.pe_count() * geometry.comm_cells()) as u64;
+        check_memory("the emulated wafer", (cells + 2 * geometry.points()) * 4)?;
         let x = geometry.scatter(&problem.initial_field());
-        Self {
+        Ok(Self {
             kernel: problem.kernel,
             weights: problem.weights(),
             geometry,
@@ -35,7 +39,7 @@ impl CpuWafer {
             x,
             packages: vec![0.0; geometry.pe_count() * geometry.comm_cells()],
             step: 0,
-        }
+        })
     }
 
     /// The raw SRAM of the whole wafer (`x` of Table 3).
@@ -181,15 +185,16 @@ pub struct CpuGlobal {
 }
 
 impl CpuGlobal {
-    pub fn new(problem: &Problem) -> Self {
+    pub fn new(problem: &Problem) -> Result<Self> {
+        check_memory("the global grid", 3 * problem.geometry.points() * 4)?;
         let u = problem.initial_field();
-        Self {
+        Ok(Self {
             kernel: problem.kernel,
             weights: problem.weights(),
             next: u.data.clone(),
             u,
             step: 0,
-        }
+        })
     }
 
     fn step_once(&mut self) {
@@ -229,5 +234,28 @@ impl Simulator for CpuGlobal {
 
     fn describe(&self) -> String {
         "global-grid reference on the CPU".into()
+    }
+}
+
+/// Refuses to allocate `bytes` when the machine reports less memory available (Linux's
+/// `MemAvailable`; elsewhere nothing is checked).
+fn check_memory(what: &str, bytes: u64) -> Result<()> {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace()
+                .nth(1)?
+                .parse::<u64>()
+                .ok()
+                .map(|kib| kib * 1024)
+        });
+    match available {
+        Some(available) if bytes > available => Err(Error::TooLarge(format!(
+            "{what} needs {} MiB on the CPU backend but only {} MiB are available: use fewer PEs or a smaller n",
+            bytes.div_ceil(1 << 20),
+            available >> 20
+        ))),
+        _ => Ok(()),
     }
 }

@@ -78,18 +78,46 @@ fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>)
     (Some(ctx), warnings)
 }
 
-/// The emulated wafer on the context's adapter, or on the CPU without one.
-pub fn wafer(ctx: Option<&Arc<GpuContext>>, problem: &Problem) -> Result<Box<dyn Simulator>> {
-    Ok(match ctx {
-        Some(ctx) => Box::new(GpuWafer::new(ctx.clone(), problem)?),
-        None => Box::new(CpuWafer::new(problem)),
-    })
+/// What runs the arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The emulated wafer: PEs, `sendrecv` and `compute`, domain translation.
+    Wafer,
+    /// The plain global-grid kernel: no PEs, no translation (the reference).
+    Global,
 }
 
-/// The global-grid reference kernel on the same adapter (or the CPU).
-pub fn global(ctx: Option<&Arc<GpuContext>>, problem: &Problem) -> Result<Box<dyn Simulator>> {
-    Ok(match ctx {
-        Some(ctx) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
-        None => Box::new(CpuGlobal::new(problem)),
+impl EngineKind {
+    /// Parses `wafer` or `global`.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "wafer" => Ok(Self::Wafer),
+            "global" => Ok(Self::Global),
+            _ => Err(crate::invalid!(
+                "unknown engine '{name}': allowed wafer, global"
+            )),
+        }
+    }
+
+    /// The engine a `--check` compares against.
+    pub fn other(self) -> Self {
+        match self {
+            Self::Wafer => Self::Global,
+            Self::Global => Self::Wafer,
+        }
+    }
+}
+
+/// The engine of `kind` on the context's adapter, or on the CPU without one.
+pub fn simulator(
+    kind: EngineKind,
+    ctx: Option<&Arc<GpuContext>>,
+    problem: &Problem,
+) -> Result<Box<dyn Simulator>> {
+    Ok(match (kind, ctx) {
+        (EngineKind::Wafer, Some(ctx)) => Box::new(GpuWafer::new(ctx.clone(), problem)?),
+        (EngineKind::Wafer, None) => Box::new(CpuWafer::new(problem)?),
+        (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
+        (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
     })
 }

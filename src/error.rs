@@ -19,12 +19,15 @@ pub enum Error {
     #[error("GPU error: {0}")]
     Gpu(String),
     /// Writing an output file failed.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {}", path.display())]
     Io {
         path: std::path::PathBuf,
         #[source]
         source: std::io::Error,
     },
+    /// Encoding an output (PNG) failed.
+    #[error("cannot encode {0}")]
+    Encode(String),
 }
 
 impl Error {

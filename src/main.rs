@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use wafer_emu::cli::{Cli, Command, EngineArgs};
+use wafer_emu::engine::BackendChoice;
 use wafer_emu::gpu::{list_adapters, AdapterRequest, NATIVE_BACKENDS};
 
 fn main() -> ExitCode {
@@ -47,8 +48,12 @@ fn dispatch(command: Command) -> Result<()> {
 fn adapters(args: &EngineArgs) -> Result<()> {
     let request = args.request()?;
     let backends = match request.backend {
-        wafer_emu::engine::BackendChoice::Gpu(b) => b,
-        _ => NATIVE_BACKENDS,
+        BackendChoice::Gpu(backends) => backends,
+        BackendChoice::Auto => NATIVE_BACKENDS,
+        BackendChoice::Cpu => {
+            println!("the CPU backend runs without an adapter");
+            return Ok(());
+        }
     };
     let found = list_adapters(&AdapterRequest {
         backends,

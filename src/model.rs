@@ -4,7 +4,7 @@
 use crate::field::{GlobalField, InitialCondition};
 use crate::kernels::{HeatCoefficients, KernelKind, Weights};
 use crate::wafer::WaferGeometry;
-use crate::Result;
+use crate::{invalid, Result};
 
 /// A fully validated problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,6 +25,16 @@ impl Problem {
     ) -> Result<Self> {
         kernel.check_p(geometry.p)?;
         coefficients.validate()?;
+        let weights = kernel.weights(&coefficients);
+        if let Some(w) = weights.rows.iter().flatten().find(|&&w| w < 0.0) {
+            let HeatCoefficients { a, c, d, e, dt } = coefficients;
+            return Err(invalid!(
+                "A = {a}, C = {c}, D = {d}, E = {e}, dt = {dt} give {} a negative weight ({w}), \
+                 which makes forward Euler unstable: allowed every weight >= 0 \
+                 (for heat5: |D| <= 2A, |E| <= 2C, dt <= 0.5/(A+C))",
+                kernel.name()
+            ));
+        }
         Ok(Self {
             kernel,
             coefficients,

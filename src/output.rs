@@ -31,12 +31,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Creates `dir` if needed and checks that files can be written into it, before any work.
-pub fn prepare_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
-    let probe = dir.join(format!(".wafer-emu-probe-{}", std::process::id()));
+/// Checks, before any work and without creating anything, that `dir` exists as a writable
+/// folder or could be created: a probe file is written into its nearest existing ancestor.
+pub fn check_writable(dir: &Path) -> Result<()> {
+    let existing = dir
+        .ancestors()
+        .find(|a| a.as_os_str().is_empty() || a.exists());
+    let existing = match existing {
+        Some(a) if a.as_os_str().is_empty() => Path::new("."),
+        Some(a) => a,
+        None => Path::new("/"),
+    };
+    if !existing.is_dir() {
+        let e = std::io::Error::other(format!("{} is not a folder", existing.display()));
+        return Err(io_error(dir, e));
+    }
+    let probe = existing.join(format!(".wafer-emu-probe-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(|e| io_error(dir, e))?;
     std::fs::remove_file(&probe).map_err(|e| io_error(dir, e))
+}
+
+/// Creates `dir` and its parents if needed.
+pub fn create_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
 }
 
 /// The field as a NumPy `.npy` file: little-endian f32, shape `(ny, nx)`, row `y` upward.
@@ -208,10 +225,7 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
     let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    let png_error = |e: png::EncodingError| Error::Io {
-        path: PathBuf::from("<png>"),
-        source: std::io::Error::other(e),
-    };
+    let png_error = |e: png::EncodingError| Error::Encode(format!("the PNG picture: {e}"));
     let mut writer = encoder.write_header().map_err(png_error)?;
     writer.write_image_data(&canvas.rgb).map_err(png_error)?;
     writer.finish().map_err(png_error)?;

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::engine::{self, EngineRequest};
+use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::model::Problem;
 use crate::output;
@@ -17,11 +17,13 @@ pub struct RunConfig {
     pub problem: Problem,
     pub steps: u64,
     pub engine: EngineRequest,
+    /// The emulated wafer, or the plain global-grid kernel.
+    pub engine_kind: EngineKind,
     /// Output folder; `None` writes nothing.
     pub out: Option<PathBuf>,
     /// Also write the field every this many steps.
     pub snapshot_every: Option<u64>,
-    /// Also run the global-grid kernel and compare bits.
+    /// Also run the other engine (global kernel for the wafer, and back) and compare bits.
     pub check: bool,
 }
 
@@ -55,60 +57,61 @@ pub fn run(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
+    if let Some(dir) = &config.out {
+        output::check_writable(dir)?;
+    }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = &config.problem;
-    let mut wafer = engine::wafer(ctx.as_ref(), problem)?;
+    let mut sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem)?;
     if let Some(dir) = &config.out {
-        output::prepare_dir(dir)?;
+        output::create_dir(dir)?;
     }
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
     let mut chunk = 1;
-    loop {
-        let step = wafer.step();
-        let snapshot_due = config
+    let field = loop {
+        let step = sim.step();
+        let last = step == config.steps;
+        let snapshot = config
             .snapshot_every
             .is_some_and(|k| step.is_multiple_of(k));
-        if let Some(dir) = config
-            .out
-            .as_ref()
-            .filter(|_| snapshot_due || step == config.steps)
-        {
-            let stem = format!("{}_step{step:08}", problem.kernel.name());
-            outputs.extend(output::write_field(dir, &stem, &wafer.field()?)?);
-        }
-        if step == config.steps {
-            break;
+        if last || (snapshot && config.out.is_some()) {
+            let field = sim.field()?;
+            if let Some(dir) = &config.out {
+                let stem = format!("{}_step{step:08}", problem.kernel.name());
+                outputs.extend(output::write_field(dir, &stem, &field)?);
+            }
+            if last {
+                break field;
+            }
         }
         let next_snapshot = config
             .snapshot_every
             .map_or(config.steps, |k| (step / k + 1) * k);
         let count = chunk.min(next_snapshot.min(config.steps) - step);
         let started = Instant::now();
-        wafer.advance(count)?;
+        sim.advance(count)?;
         let took = started.elapsed();
         stepping += took;
         if took < PROGRESS_INTERVAL {
             chunk = chunk.saturating_mul(2);
         }
-        on_progress(wafer.step(), config.steps);
-    }
-    let field = wafer.field()?;
-    let check = if config.check {
-        Some(check_against_global(
+        on_progress(sim.step(), config.steps);
+    };
+    let check = match config.check {
+        true => Some(check_against(
+            config.engine_kind.other(),
             ctx.as_ref(),
-            problem,
-            config.steps,
+            config,
             &field,
-        )?)
-    } else {
-        None
+        )?),
+        false => None,
     };
     let report = RunReport {
         problem: *problem,
         steps: config.steps,
-        engine: wafer.describe(),
+        engine: sim.describe(),
         stepping,
         final_field_range: field.range(),
         outputs,
@@ -121,23 +124,24 @@ pub fn run(
     Ok(report)
 }
 
-fn check_against_global(
+/// Runs the same problem on the other engine and counts the points whose bits differ.
+fn check_against(
+    kind: EngineKind,
     ctx: Option<&std::sync::Arc<crate::gpu::GpuContext>>,
-    problem: &Problem,
-    steps: u64,
+    config: &RunConfig,
     field: &GlobalField,
 ) -> Result<CheckResult> {
-    let mut global = engine::global(ctx, problem)?;
-    global.advance(steps)?;
-    let reference = global.field()?;
+    let mut reference = engine::simulator(kind, ctx, &config.problem)?;
+    reference.advance(config.steps)?;
+    let other = reference.field()?;
     let differing_points = field
         .data
         .iter()
-        .zip(&reference.data)
+        .zip(&other.data)
         .filter(|(a, b)| a.to_bits() != b.to_bits())
         .count();
     Ok(CheckResult {
-        reference: global.describe(),
+        reference: reference.describe(),
         differing_points,
     })
 }
@@ -155,7 +159,7 @@ impl fmt::Display for RunReport {
         let g = &self.problem.geometry;
         let (nx, ny) = g.global_size();
         let secs = self.stepping.as_secs_f64();
-        let flops = self.problem.flops_per_step() * self.steps;
+        let flops = self.problem.flops_per_step() as f64 * self.steps as f64;
         writeln!(
             f,
             "kernel        {} ({} FLOPs per point)",
@@ -187,7 +191,7 @@ impl fmt::Display for RunReport {
         writeln!(
             f,
             "FLOPs         {flops:.4e} executed, {:.4e} FLOP/s",
-            flops as f64 / secs.max(1e-12)
+            flops / secs.max(1e-12)
         )?;
         writeln!(
             f,

@@ -110,8 +110,8 @@ impl WaferGeometry {
         pe * self.block_cells() + (i * self.stride() + j) as usize
     }
 
-    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after `step` steps
-    /// (DESIGN.md: `X = PX*n + c - p*t` with `c = j - w`).
+    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after `step` steps:
+    /// `X = PX*n + (j - w) - p*t` (DESIGN.md's formula with the offset `c = 0`).
     pub fn owned_point(&self, (px, py): (u32, u32), (i, j): (u32, u32), step: u64) -> (u32, u32) {
         let (nx, ny) = self.global_size();
         let shift = |g: u32, size: u32| {

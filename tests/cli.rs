@@ -67,6 +67,16 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(&run(&["--snapshot-every", "0"]), &["snapshot-every = 0"]);
     assert_rejected(
+        &run(&[
+            "--coef-a", "0", "--coef-c", "0", "--coef-d", "1", "--dt", "1",
+        ]),
+        &["negative weight", "|D| <= 2A"],
+    );
+    assert_rejected(
+        &run(&["--engine", "mesh"]),
+        &["unknown engine 'mesh'", "wafer, global"],
+    );
+    assert_rejected(
         &["run", "heat7", "--out", out],
         &["unknown kernel 'heat7'", "heat5, heat9"],
     );
@@ -249,6 +259,59 @@ fn a_run_writes_fields_and_summary() {
     assert!(String::from_utf8_lossy(&npy[..128]).contains("'shape': (8, 12)"));
     assert_eq!(npy.len(), 128 + 96 * 4);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_global_engine_runs_and_checks_against_the_wafer() {
+    let out = wafer_emu(&[
+        "run",
+        "heat5",
+        "--pes",
+        "3x3",
+        "--n",
+        "3",
+        "--steps",
+        "20",
+        "--engine",
+        "global",
+        "--check",
+        "--no-output",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("engine        global-grid")
+            && stdout.contains("bit-identical to the emulated wafer"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bench_reports_every_variant_with_ratios() {
+    let out = wafer_emu(&[
+        "bench", "heat9", "--grid", "48", "--n", "4,16", "--steps", "2", "--reps", "1",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "CPU copy (memory ceiling)",
+        "CPU emulated wafer 12x12 PEs, n = 4",
+        "CPU emulated wafer 3x3 PEs, n = 16",
+        "/ceiling",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "bench output lacks '{needle}':\n{stdout}"
+        );
+    }
 }
 
 #[test]

@@ -48,6 +48,36 @@ fn gpu_wafer_equals_gpu_global_bit_for_bit() {
     }
 }
 
+/// Several column blocks (n > 8) and row blocks (n > 32) per PE in the compute dispatch.
+#[test]
+fn gpu_wafer_equals_gpu_global_with_several_blocks_per_pe() {
+    let Some(ctx) = common::gpu() else { return };
+    for kernel in KernelKind::ALL {
+        for (pes, n) in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
+            let problem = common::problem(kernel, pes, n, 5);
+            let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+            let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
+            assert_same_bits(&mut wafer, &mut global, &what);
+        }
+    }
+}
+
+/// Over 65535 workgroups in `sendrecv`: the dispatch is split into two dimensions.
+#[test]
+fn gpu_wafer_equals_gpu_global_with_a_two_dimensional_dispatch() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = common::problem(KernelKind::Heat9, (1024, 1100), 1, 9);
+    let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+    let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+    wafer.advance(3).unwrap();
+    global.advance(3).unwrap();
+    assert_eq!(
+        bits(&wafer.field().unwrap()),
+        bits(&global.field().unwrap())
+    );
+}
+
 #[test]
 fn cpu_wafer_equals_cpu_global_bit_for_bit() {
     for kernel in KernelKind::ALL {
@@ -56,8 +86,8 @@ fn cpu_wafer_equals_cpu_global_bit_for_bit() {
                 let problem = common::problem(kernel, pes, n, 11);
                 let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
                 assert_same_bits(
-                    &mut CpuWafer::new(&problem),
-                    &mut CpuGlobal::new(&problem),
+                    &mut CpuWafer::new(&problem).unwrap(),
+                    &mut CpuGlobal::new(&problem).unwrap(),
                     &what,
                 );
             }
@@ -76,7 +106,7 @@ fn gpu_wafer_agrees_with_cpu_backend_within_bound() {
     for kernel in KernelKind::ALL {
         let problem = common::problem(kernel, (3, 5), 8, 3);
         let mut gpu = GpuWafer::new(ctx.clone(), &problem).unwrap();
-        let mut cpu = CpuWafer::new(&problem);
+        let mut cpu = CpuWafer::new(&problem).unwrap();
         gpu.advance(steps).unwrap();
         cpu.advance(steps).unwrap();
         let (fg, fc) = (gpu.field().unwrap(), cpu.field().unwrap());

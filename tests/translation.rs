@@ -53,7 +53,7 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
 fn owned_ranges_follow_the_design_formula_on_cpu() {
     for (pes, n) in [((1, 1), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
         let problem = tracer(pes, n);
-        let mut wafer = CpuWafer::new(&problem);
+        let mut wafer = CpuWafer::new(&problem).unwrap();
         for t in [0, 1, 5, 13, 40] {
             wafer.advance(t - wafer.step()).unwrap();
             assert_owned_ranges(&problem.geometry, wafer.sram(), t);
@@ -70,6 +70,28 @@ fn owned_ranges_follow_the_design_formula_on_gpu() {
         for t in [0, 1, 5, 13, 40] {
             wafer.advance(t - wafer.step()).unwrap();
             assert_owned_ranges(&problem.geometry, &wafer.sram().unwrap(), t);
+        }
+    }
+}
+
+/// The whole SRAM, comm layers included, is the same on the GPU (WGSL `sendrecv`) and the CPU
+/// backend (Rust `pack`) step after step: the two remaps fill every comm cell alike. The
+/// identity stencil keeps the arithmetic exact on every adapter.
+#[test]
+fn gpu_and_cpu_fill_every_comm_cell_alike() {
+    let Some(ctx) = common::gpu() else { return };
+    for (pes, n) in [((1, 1), 1), ((3, 5), 1), ((3, 2), 2), ((2, 2), 9)] {
+        let problem = tracer(pes, n);
+        let mut gpu = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut cpu = CpuWafer::new(&problem).unwrap();
+        for t in [1, 2, 7] {
+            gpu.advance(t - gpu.step()).unwrap();
+            cpu.advance(t - cpu.step()).unwrap();
+            assert_eq!(
+                gpu.sram().unwrap(),
+                cpu.sram(),
+                "{pes:?} PEs, n = {n}, after {t} steps"
+            );
         }
     }
 }

@@ -105,27 +105,21 @@ fn matching_adapters(request: &AdapterRequest) -> Vec<wgpu::Adapter> {
 }
 
 /// The best adapter for the request. The primary backends (Vulkan, Metal, DX12) are asked
-/// first; GL only when they have nothing, since probing GL without a display prints noise.
+/// first; GL only when they offer no hardware adapter, since probing GL without a display
+/// prints noise.
 fn best_adapter(request: &AdapterRequest) -> Option<wgpu::Adapter> {
-    let primary = request.backends & wgpu::Backends::PRIMARY;
-    let first = AdapterRequest {
-        backends: primary,
+    let subset = |backends| AdapterRequest {
+        backends,
         name: request.name.clone(),
     };
-    let found = if primary.is_empty() {
-        None
-    } else {
-        matching_adapters(&first).into_iter().next()
-    };
-    found.or_else(|| {
-        let rest = AdapterRequest {
-            backends: request.backends - primary,
-            name: request.name.clone(),
-        };
-        (!rest.backends.is_empty())
-            .then(|| matching_adapters(&rest).into_iter().next())
-            .flatten()
-    })
+    let primary = request.backends & wgpu::Backends::PRIMARY;
+    let mut found = matching_adapters(&subset(primary));
+    let hardware = |a: &wgpu::Adapter| a.get_info().device_type != wgpu::DeviceType::Cpu;
+    if !found.first().is_some_and(hardware) {
+        found.extend(matching_adapters(&subset(request.backends - primary)));
+        filter_and_sort(request, &mut found);
+    }
+    found.into_iter().next()
 }
 
 fn filter_and_sort(request: &AdapterRequest, adapters: &mut Vec<wgpu::Adapter>) {
@@ -213,16 +207,27 @@ impl GpuContext {
         Ok(())
     }
 
-    /// A storage buffer holding `data`, usable as copy source and destination.
-    pub fn storage_buffer(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
-        self.device
+    /// A storage buffer holding `data`, usable as copy source and destination; running out of
+    /// device memory is reported as [`Error::TooLarge`].
+    pub fn storage_buffer(&self, label: &str, data: &[f32]) -> Result<wgpu::Buffer> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = self
+            .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents: bytemuck::cast_slice(data),
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
-            })
+            });
+        match pollster::block_on(scope.pop()) {
+            None => Ok(buffer),
+            Some(e) => Err(Error::TooLarge(format!(
+                "{} has no room for {label} ({} MiB): {e}; use fewer PEs or a smaller n",
+                self.adapter.info.name,
+                (data.len() * 4).div_ceil(1 << 20)
+            ))),
+        }
     }
 
     /// A uniform buffer holding `value`.
@@ -278,10 +283,10 @@ impl GpuContext {
     /// Workgroup counts `(x, y)` covering `threads` invocations within the adapter's limit per
     /// dimension (the shaders' `linear_id` undoes the split).
     pub fn dispatch_size(&self, threads: u64) -> (u32, u32) {
-        let groups = threads.div_ceil(WORKGROUP as u64).max(1);
-        let max = self.adapter.limits.max_compute_workgroups_per_dimension as u64;
-        let x = groups.min(max);
-        (x as u32, groups.div_ceil(x) as u32)
+        split_dispatch(
+            threads,
+            self.adapter.limits.max_compute_workgroups_per_dimension,
+        )
     }
 
     /// Submits and waits until the GPU is idle.
@@ -371,14 +376,31 @@ impl GpuContext {
     }
 }
 
-impl AdapterRequest {
-    /// `WGPU_BACKEND` and `WGPU_ADAPTER_NAME` from the environment, all backends otherwise.
-    pub fn from_env() -> Self {
-        Self {
-            backends: wgpu::Backends::from_env().unwrap_or(NATIVE_BACKENDS),
-            name: std::env::var("WGPU_ADAPTER_NAME")
-                .ok()
-                .filter(|n| !n.is_empty()),
+/// Workgroups `(x, y)` of `WORKGROUP` invocations covering `threads`, at most `max` per
+/// dimension; `linear_id` in the shaders maps `(x, y)` back to one index.
+fn split_dispatch(threads: u64, max: u32) -> (u32, u32) {
+    let groups = threads.div_ceil(WORKGROUP as u64).max(1);
+    let x = groups.min(max as u64);
+    (x as u32, groups.div_ceil(x) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_split_into_two_dimensions_without_losing_threads() {
+        assert_eq!(split_dispatch(1, 65535), (1, 1));
+        assert_eq!(split_dispatch(64 * 65535, 65535), (65535, 1));
+        assert_eq!(split_dispatch(64 * 65535 + 1, 65535), (65535, 2));
+        for threads in [1u64, 63, 64, 65, 1000, 4097] {
+            let (x, y) = split_dispatch(threads, 4);
+            let groups = threads.div_ceil(WORKGROUP as u64);
+            assert!(
+                x <= 4 && x as u64 * y as u64 >= groups,
+                "{threads}: ({x}, {y})"
+            );
+            assert_eq!(y as u64, groups.div_ceil(x as u64), "{threads}: ({x}, {y})");
         }
     }
 }

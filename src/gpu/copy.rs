@@ -17,14 +17,14 @@ pub struct CopyKernel {
 }
 
 impl CopyKernel {
-    /// Two buffers of `elements` f32 values (rounded up to a multiple of 4).
+    /// Two buffers of `elements` f32 values (rounded up to a multiple of 16: whole invocations).
     pub fn new(ctx: Arc<GpuContext>, elements: u64) -> Result<Self> {
-        let elements = elements.div_ceil(4) * 4;
+        let elements = elements.div_ceil(16) * 16;
         ctx.check_binding("the copy kernel", elements * 4)?;
         let data = vec![1.0f32; elements as usize];
         let buffers = [
-            ctx.storage_buffer("copy a", &data),
-            ctx.storage_buffer("copy b", &data),
+            ctx.storage_buffer("copy a", &data)?,
+            ctx.storage_buffer("copy b", &data)?,
         ];
         let pipeline = ctx.pipeline("copy", &shaders::copy(), "copy");
         let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&buffers[x], &buffers[1 - x]]));
@@ -37,11 +37,6 @@ impl CopyKernel {
             size,
             _buffers: buffers,
         })
-    }
-
-    /// Values copied per pass.
-    pub fn elements(&self) -> u64 {
-        self.elements
     }
 
     /// Runs `passes` copies back and forth and waits.

@@ -29,8 +29,8 @@ impl GpuGlobal {
             initial.data.len() as u64 * 4,
         )?;
         let fields = [
-            ctx.storage_buffer("u", &initial.data),
-            ctx.storage_buffer("v", &initial.data),
+            ctx.storage_buffer("u", &initial.data)?,
+            ctx.storage_buffer("v", &initial.data)?,
         ];
         let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny));
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));

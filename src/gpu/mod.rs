@@ -5,7 +5,7 @@ mod context;
 mod copy;
 mod global;
 pub mod shaders;
-mod uniforms;
+pub(crate) mod uniforms;
 mod wafer;
 
 pub use context::{

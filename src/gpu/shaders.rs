@@ -70,3 +70,31 @@ pub fn validate(name: &str, source: &str) -> Result<(), String> {
     .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::uniforms::BLOCK_COLS;
+
+    #[test]
+    fn shader_block_width_matches_the_dispatch() {
+        let constant = format!("const BLOCK_COLS: u32 = {BLOCK_COLS}u;");
+        assert!(
+            STENCIL_BLOCK.contains(&constant),
+            "stencil_block.wgsl lacks `{constant}`"
+        );
+        let window = STENCIL_BLOCK
+            .split("struct Window {")
+            .nth(1)
+            .and_then(|s| s.split('}').next());
+        let values = window
+            .expect("stencil_block.wgsl defines Window")
+            .matches(": f32")
+            .count();
+        assert_eq!(
+            values,
+            BLOCK_COLS as usize + 2,
+            "Window holds BLOCK_COLS + 2 values"
+        );
+    }
+}

@@ -7,7 +7,8 @@ use crate::wafer::WaferGeometry;
 
 /// Rows each compute invocation walks with its rolling window.
 pub const ROWS_PER_THREAD: u32 = 32;
-/// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/common.wgsl`).
+/// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/stencil_block.wgsl`,
+/// which spells the block out in its `Window`; a test checks that the two agree).
 pub const BLOCK_COLS: u32 = 8;
 
 /// `struct Wafer`.
@@ -22,7 +23,6 @@ pub struct WaferUniform {
     stride: u32,
     block: u32,
     rows_per_thread: u32,
-    pad: [u32; 3],
 }
 
 impl WaferUniform {
@@ -36,7 +36,6 @@ impl WaferUniform {
             stride: g.stride(),
             block: g.block_cells() as u32,
             rows_per_thread: ROWS_PER_THREAD,
-            pad: [0; 3],
         }
     }
 }

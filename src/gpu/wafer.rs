@@ -11,6 +11,10 @@ use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::Result;
 
+/// Spare cells after the last SRAM block: a compute invocation reads whole windows of
+/// `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its block.
+const SRAM_TAIL: u32 = BLOCK_COLS + 2;
+
 pub struct GpuWafer {
     ctx: Arc<GpuContext>,
     geometry: WaferGeometry,
@@ -32,12 +36,13 @@ impl GpuWafer {
         let g = problem.geometry;
         ctx.check_binding(
             &format!("a {}x{} wafer with n = {}", g.pes_x, g.pes_y, g.n),
-            g.sram_cells() * 4,
+            (g.sram_cells() + SRAM_TAIL as u64) * 4,
         )?;
-        let initial = g.scatter(&problem.initial_field());
+        let mut initial = g.scatter(&problem.initial_field());
+        initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
         let sram = [
-            ctx.storage_buffer("sram x", &initial),
-            ctx.storage_buffer("sram y", &initial),
+            ctx.storage_buffer("sram x", &initial)?,
+            ctx.storage_buffer("sram y", &initial)?,
         ];
         let wafer = ctx.uniform_buffer("wafer", &WaferUniform::new(&g));
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
@@ -70,7 +75,9 @@ impl GpuWafer {
 
     /// The raw SRAM of the whole wafer (`x` of Table 3), PE-major.
     pub fn sram(&self) -> Result<Vec<f32>> {
-        self.ctx.read_buffer(&self.sram[(self.step % 2) as usize])
+        let mut sram = self.ctx.read_buffer(&self.sram[(self.step % 2) as usize])?;
+        sram.truncate(self.geometry.sram_cells() as usize);
+        Ok(sram)
     }
 }
 

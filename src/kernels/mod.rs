@@ -1,9 +1,9 @@
 //! The stencil kernels a wafer can run, with their per-cell maths on the CPU.
 //!
 //! Every kernel has a WGSL file of the same name in `shaders/` defining
-//! `fn stencil_point(below: vec3<f32>, mid: vec3<f32>, above: vec3<f32>) -> f32` over the 3 x 3
-//! neighbourhood (each `vec3` is left, centre, right), and a Rust twin below with the same
-//! operation order, so that the GPU drivers and the CPU backend share the arithmetic.
+//! `fn stencil_point(weights: Weights, below: vec3<f32>, mid: vec3<f32>, above: vec3<f32>) -> f32`
+//! over the 3 x 3 neighbourhood (each `vec3` is left, centre, right), and a Rust twin below with
+//! the same operation order, so that the GPU drivers and the CPU backend share the arithmetic.
 
 mod heat;
 
@@ -77,11 +77,6 @@ impl KernelKind {
                 self.supported_p()
             ))
         }
-    }
-
-    /// State fields per point (SWE will have 3 and constant fields beside them).
-    pub fn fields(self) -> usize {
-        1
     }
 
     /// The stencil weights of this kernel for the given coefficients.

@@ -3,8 +3,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+use wafer_emu::engine::EngineRequest;
 use wafer_emu::field::InitialCondition;
-use wafer_emu::gpu::{AdapterRequest, GpuContext};
+use wafer_emu::gpu::GpuContext;
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::Problem;
 use wafer_emu::wafer::WaferGeometry;
@@ -13,19 +14,28 @@ use wafer_emu::wafer::WaferGeometry;
 /// found. With `WAFER_EMU_REQUIRE_GPU=1` (set by CI) a missing adapter fails the test instead.
 pub fn gpu() -> Option<Arc<GpuContext>> {
     static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
-    let ctx = CTX.get_or_init(|| match GpuContext::new(&AdapterRequest::from_env()) {
-        Ok(ctx) => {
-            eprintln!("testing on {}", ctx.describe());
-            Some(ctx)
-        }
-        Err(e) => {
-            let required = std::env::var("WAFER_EMU_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "WAFER_EMU_REQUIRE_GPU=1 but no adapter: {e}");
-            eprintln!("SKIPPED: this test needs a GPU adapter and none was found ({e})");
-            None
+    let ctx = CTX.get_or_init(|| {
+        let found = EngineRequest::new(None, None).and_then(|request| request.open());
+        match found {
+            Ok((Some(ctx), _)) => {
+                eprintln!("testing on {}", ctx.describe());
+                Some(ctx)
+            }
+            Ok((None, _)) => skip("the CPU backend was chosen".into()),
+            Err(e) => skip(e.to_string()),
         }
     });
     ctx.clone()
+}
+
+fn skip(why: String) -> Option<Arc<GpuContext>> {
+    let required = std::env::var("WAFER_EMU_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "WAFER_EMU_REQUIRE_GPU=1 but no GPU adapter: {why}"
+    );
+    eprintln!("SKIPPED: this test needs a GPU adapter and none was found ({why})");
+    None
 }
 
 /// A heat problem with advection on, random initial values (every bit matters).
