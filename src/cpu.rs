@@ -14,11 +14,9 @@ pub struct CpuWafer {
     kernel: KernelKind,
     weights: Weights,
     geometry: WaferGeometry,
-    /// Current and next SRAM contents (Table 3's `x` and `y`, swapped instead of copied).
+    /// The SRAM before and after a step (Table 3's `x`, and `y` with the received comm layer).
     x: Vec<f32>,
     y: Vec<f32>,
-    /// The packages in flight during `sendrecv`, one slot per comm cell.
-    packages: Vec<f32>,
     step: u64,
 }
 
@@ -27,9 +25,10 @@ impl CpuWafer {
     /// this machine's available memory.
     pub fn new(problem: &Problem) -> Result<Self> {
         let geometry = problem.geometry;
-        let cells =
-            2 * geometry.sram_cells() + (geometry.pe_count() * geometry.comm_cells()) as u64;
-        check_memory("the emulated wafer", (cells + 2 * geometry.points()) * 4)?;
+        check_memory(
+            "the emulated wafer",
+            (2 * geometry.sram_cells() + 2 * geometry.points()) * 4,
+        )?;
         let x = geometry.scatter(&problem.initial_field());
         Ok(Self {
             kernel: problem.kernel,
@@ -37,47 +36,46 @@ impl CpuWafer {
             geometry,
             y: x.clone(),
             x,
-            packages: vec![0.0; geometry.pe_count() * geometry.comm_cells()],
             step: 0,
         })
     }
 
-    /// The raw SRAM of the whole wafer (`x` of Table 3).
+    /// The raw SRAM of the whole wafer as Table 3 leaves it after the last step: owned cells
+    /// of the current step, comm layers as received in the last `sendrecv`.
     pub fn sram(&self) -> &[f32] {
         &self.x
     }
 
-    /// Table 3's `sendrecv`: every PE packs what its comm layer receives from the PEs to its
-    /// left and below, then unpacks it into its comm layer.
-    fn sendrecv(&mut self) {
-        let (g, x) = (self.geometry, &self.x);
-        self.packages
-            .par_chunks_mut(g.comm_cells())
-            .enumerate()
-            .for_each(|(pe, package)| pack(&g, x, pe, package));
-        let (w, s) = (g.w() as usize, g.stride() as usize);
-        self.x
-            .par_chunks_mut(g.block_cells())
-            .zip(self.packages.par_chunks(g.comm_cells()))
-            .for_each(|(sram, package)| {
-                let (lower, left) = package.split_at(w * s);
-                sram[..w * s].copy_from_slice(lower);
-                for (row, cells) in sram[w * s..].chunks_mut(s).zip(left.chunks(w)) {
-                    row[..w].copy_from_slice(cells);
-                }
-            });
-    }
-
-    /// Table 3's `compute`: `y[i+w][j+w] = S(x)[i+p][j+p]`, PE-local.
-    fn compute(&mut self) {
-        let (g, kernel, weights) = (self.geometry, self.kernel, self.weights);
+    /// One step, a row of PEs per task so that each PE's left neighbour is still in cache. Each
+    /// PE copies its block to a scratch block, receives its comm layer there (`sendrecv`),
+    /// computes its owned points into `y` (`compute`) and keeps the received layer in `y`.
+    fn step_once(&mut self) {
+        let (g, kernel, weights, x) = (self.geometry, self.kernel, self.weights, &self.x);
         let block = g.block_cells();
+        let (w, s) = (g.w() as usize, g.stride() as usize);
+        let pe_row = g.pes_x as usize * block;
         self.y
-            .par_chunks_mut(block)
-            .zip(self.x.par_chunks(block))
-            .for_each(|(y, x)| match kernel {
-                KernelKind::Heat5 => compute_block(&g, x, y, |nb| heat5_point(&weights, nb)),
-                KernelKind::Heat9 => compute_block(&g, x, y, |nb| heat9_point(&weights, nb)),
+            .par_chunks_mut(pe_row)
+            .enumerate()
+            .for_each(|(py, y_row)| {
+                let mut scratch = vec![0.0; block];
+                for (px, y) in y_row.chunks_mut(block).enumerate() {
+                    let pe = py * g.pes_x as usize + px;
+                    scratch.copy_from_slice(&x[pe * block..(pe + 1) * block]);
+                    receive(&g, x, pe, &mut scratch);
+                    match kernel {
+                        KernelKind::Heat5 => {
+                            compute_block(&g, &scratch, y, |nb| heat5_point(&weights, nb))
+                        }
+                        KernelKind::Heat9 => {
+                            compute_block(&g, &scratch, y, |nb| heat9_point(&weights, nb))
+                        }
+                    }
+                    y[..w * s].copy_from_slice(&scratch[..w * s]);
+                    for (out, row) in y[w * s..].chunks_mut(s).zip(scratch[w * s..].chunks(s)) {
+                        out[..w].copy_from_slice(&row[..w]);
+                    }
+                }
             });
         std::mem::swap(&mut self.x, &mut self.y);
     }
@@ -106,7 +104,7 @@ fn compute_block(
 }
 
 /// `out[j]` from columns `j ..= j+2` of three rows (below, middle, above) of `out.len() + 2`
-/// values; written with windows so that the loop carries no bounds checks.
+/// values; the slices are cut to exact lengths so that the loop vectorises without bounds checks.
 #[inline(always)]
 fn update_row(
     below: &[f32],
@@ -115,36 +113,40 @@ fn update_row(
     out: &mut [f32],
     point: &impl Fn(&Neighbourhood) -> f32,
 ) {
-    let rows = below.windows(3).zip(mid.windows(3)).zip(above.windows(3));
-    for (o, ((b, m), a)) in out.iter_mut().zip(rows) {
-        *o = point(&[[b[0], b[1], b[2]], [m[0], m[1], m[2]], [a[0], a[1], a[2]]]);
+    let n = out.len();
+    let (b, m, a) = (&below[..n + 2], &mid[..n + 2], &above[..n + 2]);
+    for j in 0..n {
+        out[j] = point(&[
+            [b[j], b[j + 1], b[j + 2]],
+            [m[j], m[j + 1], m[j + 2]],
+            [a[j], a[j + 1], a[j + 2]],
+        ]);
     }
 }
 
-/// Gathers the comm layer of PE `pe` from the owned cells of its sources, in
-/// [`WaferGeometry::comm_cell`] order: the lower strip row by row (corner included), then `w`
-/// cells of each remaining row. Runs of owned columns are copied whole.
-fn pack(g: &WaferGeometry, x: &[f32], pe: usize, package: &mut [f32]) {
-    let (w, s) = (g.w(), g.stride() as usize);
+/// Table 3's `sendrecv` for PE `pe`: fills the comm layer of its `block` from the owned cells
+/// of the PEs to its left and below in `x`. Runs of owned columns are copied whole.
+fn receive(g: &WaferGeometry, x: &[f32], pe: usize, block: &mut [f32]) {
+    let (w, s, n) = (g.w(), g.stride() as usize, g.n as usize);
     let coords = g.pe_coords(pe);
-    let value = |cell: (u32, u32)| {
+    let source = |cell: (u32, u32)| {
         let src = g.comm_source(coords, cell);
-        x[g.sram_index(src.pe, src.cell.0, src.cell.1)]
+        g.sram_index(src.pe, src.cell.0, src.cell.1)
     };
-    let (lower, left) = package.split_at_mut(w as usize * s);
-    for (i, row) in lower.chunks_mut(s).enumerate() {
+    // The lower strip: w cells from the left, then a whole owned row, for each of w rows.
+    for (i, row) in block.chunks_mut(s).take(w as usize).enumerate() {
         let i = i as u32;
         for j in 0..w {
-            row[j as usize] = value((i, j));
+            row[j as usize] = x[source((i, j))];
         }
-        let src = g.comm_source(coords, (i, w));
-        let start = g.sram_index(src.pe, src.cell.0, w);
-        row[w as usize..].copy_from_slice(&x[start..start + g.n as usize]);
+        let start = source((i, w));
+        row[w as usize..].copy_from_slice(&x[start..start + n]);
     }
+    // The left strip: column j comes from one column of the same rows to the left.
     for j in 0..w {
-        let src = g.comm_source(coords, (w, j));
-        for (i, row) in left.chunks_mut(w as usize).enumerate() {
-            row[j as usize] = x[g.sram_index(src.pe, w + i as u32, src.cell.1)];
+        let column = source((w, j)) - w as usize * s;
+        for (i, row) in block.chunks_mut(s).enumerate().skip(w as usize) {
+            row[j as usize] = x[column + i * s];
         }
     }
 }
@@ -152,8 +154,7 @@ fn pack(g: &WaferGeometry, x: &[f32], pe: usize, package: &mut [f32]) {
 impl Simulator for CpuWafer {
     fn advance(&mut self, steps: u64) -> Result<()> {
         for _ in 0..steps {
-            self.sendrecv();
-            self.compute();
+            self.step_once();
         }
         self.step += steps;
         Ok(())
