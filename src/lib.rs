@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod model;
 pub mod output;
 pub mod run;
+pub mod timing;
 pub mod wafer;
 
 pub use error::{Error, Result};

@@ -1,0 +1,8 @@
+//! Timing emulation (DESIGN.md section 2): values say what the cluster computes, these clocks
+//! say how fast the real machine would.
+
+pub mod clocks;
+pub mod params;
+
+pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
+pub use params::{CostModel, Method, TimingParams};

@@ -1,0 +1,264 @@
+//! Parameters of the timing model (DESIGN.md section 2), with the paper's values as defaults.
+//! Every value can be overridden from the command line or from a `key = value` file.
+
+use std::path::Path;
+
+use crate::kernels::KernelKind;
+use crate::wafer::WaferGeometry;
+use crate::{invalid, Result};
+
+/// Cycles one PE spends on one step, `f(n) = a0 + a1 n + a2 n^2` (Table 6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostModel {
+    pub a0: f64,
+    pub a1: f64,
+    pub a2: f64,
+}
+
+impl CostModel {
+    /// Table 6's fit for a kernel.
+    pub fn table6(kernel: KernelKind) -> Self {
+        match kernel {
+            KernelKind::Heat5 => Self {
+                a0: 105.0,
+                a1: 3.74,
+                a2: 6.72,
+            },
+            KernelKind::Heat9 => Self {
+                a0: 97.0,
+                a1: 3.5,
+                a2: 9.37,
+            },
+        }
+    }
+
+    /// `f(n)` in cycles.
+    pub fn cycles(&self, n: u32) -> f64 {
+        let n = n as f64;
+        self.a0 + self.a1 * n + self.a2 * n * n
+    }
+
+    /// The part of `f(n)` that needs no received data: the points whose stencil reads only
+    /// owned cells, `(n - w)^2` of the `n^2`, at the quadratic rate. The rest, `edge`, waits
+    /// for the package: the fixed and linear terms (per-step and per-row overheads) and the
+    /// `n^2 - (n - w)^2` points whose stencil reaches into the comm layer.
+    pub fn interior(&self, n: u32, w: u32) -> f64 {
+        let inner = n.saturating_sub(w) as f64;
+        self.a2 * inner * inner
+    }
+
+    /// `f(n) - interior`: the work done after the package arrives.
+    pub fn edge(&self, n: u32, w: u32) -> f64 {
+        self.cycles(n) - self.interior(n, w)
+    }
+}
+
+/// How the grid is split across PEs and wafers (the paper's Table 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Data flows right and up only; the grid shifts by (p, p) per step.
+    DomainTranslation,
+    /// Fixed subdomains exchanging halos with all neighbours every step.
+    StaticDecomposition,
+    /// Fixed subdomains with ghost zones `g` wide, exchanged every `g` steps at the cost of
+    /// redundant work on the ghost volume.
+    OverlappingGhosts { g: u32 },
+}
+
+impl Method {
+    /// Parses `dt`, `static` or `ghosts:G`.
+    pub fn parse(s: &str) -> Result<Self> {
+        let bad = || invalid!("unknown method '{s}': allowed dt, static, ghosts:G with G >= 1");
+        match s.split_once(':') {
+            None if s == "dt" => Ok(Self::DomainTranslation),
+            None if s == "static" => Ok(Self::StaticDecomposition),
+            Some(("ghosts", g)) => match g.parse() {
+                Ok(g) if g >= 1 => Ok(Self::OverlappingGhosts { g }),
+                _ => Err(bad()),
+            },
+            _ => Err(bad()),
+        }
+    }
+
+    /// A short name for reports.
+    pub fn name(&self) -> String {
+        match self {
+            Self::DomainTranslation => "domain translation".into(),
+            Self::StaticDecomposition => "static decomposition".into(),
+            Self::OverlappingGhosts { g } => format!("overlapping ghosts (g = {g})"),
+        }
+    }
+}
+
+/// The wafer presets of the paper's Table 5.
+pub fn node_preset(name: &str) -> Result<(u32, u32)> {
+    match name {
+        "cs3" | "744x1116" => Ok((744, 1116)),
+        "square" | "720x720" => Ok((720, 720)),
+        _ => Err(invalid!(
+            "unknown node preset '{name}': allowed cs3 (744x1116), square (720x720)"
+        )),
+    }
+}
+
+/// Everything the timing model needs besides the cluster shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimingParams {
+    pub kernel: KernelKind,
+    pub cost: CostModel,
+    /// Clock frequency in Hz (0.75 GHz and 1.2 GHz in the paper).
+    pub clock_hz: f64,
+    /// Peak FLOPs per cycle per PE.
+    pub peak_flops_per_cycle: f64,
+    /// Latency of one on-wafer hop between neighbouring PEs, in seconds (< 2 ns).
+    pub hop_latency_s: f64,
+    /// Latency of an inter-wafer link (ethernet and switch), in seconds.
+    pub link_latency_s: f64,
+    /// Bandwidth of one wafer side in one direction, bits per second.
+    pub link_bandwidth_bps: f64,
+    /// Packages a link holds before its sender stalls.
+    pub link_capacity: u32,
+    /// Power of one node in watts.
+    pub node_power_w: f64,
+    pub method: Method,
+}
+
+impl TimingParams {
+    /// The paper's values for a kernel: 0.75 GHz, 2 FLOP/cycle, 1.5 ns hops, 10 us and
+    /// 300 Gbit/s per side and direction between wafers, 23 kW per node.
+    pub fn paper(kernel: KernelKind) -> Self {
+        Self {
+            kernel,
+            cost: CostModel::table6(kernel),
+            clock_hz: 0.75e9,
+            peak_flops_per_cycle: 2.0,
+            hop_latency_s: 1.5e-9,
+            link_latency_s: 10e-6,
+            link_bandwidth_bps: 300e9,
+            link_capacity: 64,
+            node_power_w: 23e3,
+            method: Method::DomainTranslation,
+        }
+    }
+
+    /// Sets one parameter by name from text; the error names the key and the allowed values.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        let number = || -> Result<f64> {
+            value
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| invalid!("{key} = '{value}' is not a number"))
+        };
+        match key {
+            "a0" => self.cost.a0 = number()?,
+            "a1" => self.cost.a1 = number()?,
+            "a2" => self.cost.a2 = number()?,
+            "clock_ghz" => self.clock_hz = number()? * 1e9,
+            "peak_flops_per_cycle" => self.peak_flops_per_cycle = number()?,
+            "hop_latency_ns" => self.hop_latency_s = number()? * 1e-9,
+            "link_latency_us" => self.link_latency_s = number()? * 1e-6,
+            "link_bandwidth_gbps" => self.link_bandwidth_bps = number()? * 1e9,
+            "link_capacity" => {
+                let v = number()?;
+                if v.fract() != 0.0 || !(0.0..=u32::MAX as f64).contains(&v) {
+                    return Err(invalid!("link_capacity = {value} must be a whole number"));
+                }
+                self.link_capacity = v as u32;
+            }
+            "node_power_kw" => self.node_power_w = number()? * 1e3,
+            "method" => self.method = Method::parse(value.trim())?,
+            _ => {
+                return Err(invalid!(
+                    "unknown timing parameter '{key}': allowed {}",
+                    KEYS.join(", ")
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `key = value` lines (`#` starts a comment) from a file.
+    pub fn load(&mut self, path: &Path) -> Result<()> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| invalid!("cannot read timing parameters from {}: {e}", path.display()))?;
+        for (k, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (key, value) = line.split_once('=').ok_or_else(|| {
+                invalid!(
+                    "{}:{}: expected key = value, found '{line}'",
+                    path.display(),
+                    k + 1
+                )
+            })?;
+            self.set(key.trim(), value)?;
+        }
+        Ok(())
+    }
+
+    /// Checks every value; errors name the value and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        let positive = [
+            ("clock_ghz", self.clock_hz / 1e9),
+            ("peak_flops_per_cycle", self.peak_flops_per_cycle),
+            ("link_bandwidth_gbps", self.link_bandwidth_bps / 1e9),
+            ("node_power_kw", self.node_power_w / 1e3),
+        ];
+        for (name, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(invalid!("{name} = {v} must be a finite number > 0"));
+            }
+        }
+        let non_negative = [
+            ("a0", self.cost.a0),
+            ("a1", self.cost.a1),
+            ("a2", self.cost.a2),
+            ("hop_latency_ns", self.hop_latency_s * 1e9),
+            ("link_latency_us", self.link_latency_s * 1e6),
+        ];
+        for (name, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(invalid!("{name} = {v} must be a finite number >= 0"));
+            }
+        }
+        if self.link_capacity == 0 {
+            return Err(invalid!(
+                "link_capacity = 0: a link must hold at least 1 package"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Words each PE receives per step, from the kernel's real package layout: its comm layer.
+    pub fn io_words_per_pe(&self, n: u32) -> u64 {
+        let geometry = WaferGeometry {
+            pes_x: 1,
+            pes_y: 1,
+            n,
+            p: self.kernel.supported_p()[0],
+        };
+        geometry.comm_cells() as u64
+    }
+
+    /// Seconds per cycle.
+    pub fn cycle_s(&self) -> f64 {
+        1.0 / self.clock_hz
+    }
+}
+
+/// Names accepted by [`TimingParams::set`].
+pub const KEYS: [&str; 11] = [
+    "a0",
+    "a1",
+    "a2",
+    "clock_ghz",
+    "peak_flops_per_cycle",
+    "hop_latency_ns",
+    "link_latency_us",
+    "link_bandwidth_gbps",
+    "link_capacity",
+    "node_power_kw",
+    "method",
+];

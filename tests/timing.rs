@@ -1,0 +1,165 @@
+//! The timing model against what it must reproduce exactly: a lone PE, a ring with one slow
+//! link, latency-bound static decomposition against domain translation, the I/O of Table 6.
+
+use wafer_emu::kernels::KernelKind;
+use wafer_emu::timing::clocks::{ticks, Direction};
+use wafer_emu::timing::{ClusterClocks, ClusterShape, Method, TimingParams, TICKS_PER_CYCLE};
+
+fn shape(wafers: (u32, u32), pes: (u32, u32), n: u32) -> ClusterShape {
+    ClusterShape {
+        wafers_x: wafers.0,
+        wafers_y: wafers.1,
+        pes_x: pes.0,
+        pes_y: pes.1,
+        n,
+        p: 1,
+    }
+}
+
+/// Ticks per step over the last `window` steps of `steps`, at the slowest PE.
+fn ticks_per_step(clocks: &mut ClusterClocks, steps: u64, window: u64) -> f64 {
+    clocks.advance(steps - window);
+    let before = clocks.max_clock();
+    clocks.advance(window);
+    (clocks.max_clock() - before) as f64 / window as f64
+}
+
+/// No network (zero latency, unlimited bandwidth): the paper's single-node measurements.
+fn unconstrained(kernel: KernelKind) -> TimingParams {
+    let mut params = TimingParams::paper(kernel);
+    params.link_latency_s = 0.0;
+    params.hop_latency_s = 0.0;
+    params.link_bandwidth_bps = 1e30;
+    params
+}
+
+#[test]
+fn a_lone_pe_runs_exactly_f_of_n_cycles_per_step() {
+    for kernel in KernelKind::ALL {
+        let params = unconstrained(kernel);
+        for n in [1, 2, 8, 64] {
+            let mut clocks = ClusterClocks::new(&params, shape((1, 1), (1, 1), n)).unwrap();
+            clocks.advance(10);
+            assert_eq!(
+                clocks.max_clock(),
+                10 * ticks(params.cost.cycles(n)),
+                "{} n = {n}",
+                kernel.name()
+            );
+        }
+    }
+}
+
+/// Four one-PE wafers in a ring, every link instant but one of latency L: the critical cycle
+/// runs once around the ring, L + 4 edge costs over 4 steps, unless f(n) is longer.
+#[test]
+fn a_ring_with_one_slow_link_runs_at_the_cycle_mean() {
+    let params = unconstrained(KernelKind::Heat5);
+    let n = 8;
+    for slow_cycles in [100.0, 5_000.0, 40_000.0] {
+        let mut clocks = ClusterClocks::new(&params, shape((4, 1), (1, 1), n)).unwrap();
+        let slow = clocks
+            .links
+            .iter()
+            .position(|l| l.from == 0 && l.direction == Direction::Right)
+            .unwrap();
+        clocks.links[slow].latency = ticks(slow_cycles);
+        let measured = ticks_per_step(&mut clocks, 400, 200);
+        let costs = clocks.costs;
+        let cycle_mean = (ticks(slow_cycles) + 4 * costs.edge) as f64 / 4.0;
+        let expected = cycle_mean.max((costs.interior + costs.edge) as f64);
+        assert_eq!(measured, expected, "slow link of {slow_cycles} cycles");
+    }
+}
+
+/// 2 x 2 wafers of 64 x 64 PEs with n = 8 (f(n) = 565 cycles) and 10 us links (7500 cycles):
+/// static decomposition pays the link latency every step, domain translation hides it (the
+/// latency spread over 64 PEs, 117 cycles, is below the interior work) and runs at f(n).
+#[test]
+fn static_decomposition_is_latency_bound_where_domain_translation_is_not() {
+    let n = 8;
+    let mut params = TimingParams::paper(KernelKind::Heat5);
+    let f = ticks(params.cost.cycles(n)) as f64;
+    let mut dt = ClusterClocks::new(&params, shape((2, 2), (64, 64), n)).unwrap();
+    assert_eq!(
+        ticks_per_step(&mut dt, 300, 100),
+        f,
+        "domain translation runs at f(n)"
+    );
+    params.method = Method::StaticDecomposition;
+    let mut fixed = ClusterClocks::new(&params, shape((2, 2), (64, 64), n)).unwrap();
+    let measured = ticks_per_step(&mut fixed, 60, 20);
+    let c = fixed.costs;
+    let bound = (c.latency_v + c.serialise_v + c.edge) as f64;
+    assert!(
+        measured >= c.latency_h as f64,
+        "static decomposition waits for the link every step"
+    );
+    assert_eq!(
+        measured, bound,
+        "1 / (latency + serialisation + edge work) per step"
+    );
+    assert!(measured > 10.0 * f);
+}
+
+#[test]
+fn io_words_per_pe_follow_table_6() {
+    for kernel in KernelKind::ALL {
+        let params = TimingParams::paper(kernel);
+        for n in [1, 2, 8, 64, 1000] {
+            assert_eq!(params.io_words_per_pe(n), 4 * n as u64 + 4);
+        }
+    }
+}
+
+#[test]
+fn the_one_wafer_shortcut_equals_the_full_cluster() {
+    for method in [
+        Method::DomainTranslation,
+        Method::StaticDecomposition,
+        Method::OverlappingGhosts { g: 3 },
+    ] {
+        let mut params = TimingParams::paper(KernelKind::Heat9);
+        params.method = method;
+        params.link_capacity = 2;
+        let (pes, n) = ((5, 4), 3);
+        let mut one = ClusterClocks::new(&params, shape((1, 1), pes, n)).unwrap();
+        let mut full = ClusterClocks::new(&params, shape((3, 2), pes, n)).unwrap();
+        one.advance(50);
+        full.advance(50);
+        let span_x = 3 * pes.0 as usize;
+        for (k, &t) in full.clocks.iter().enumerate() {
+            let (gx, gy) = (k % span_x, k / span_x);
+            let local = (gy % pes.1 as usize) * pes.0 as usize + gx % pes.0 as usize;
+            assert_eq!(t, one.clocks[local], "{method:?}: PE ({gx}, {gy})");
+        }
+    }
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let cases: [(&str, &str, &str); 5] = [
+        ("link_latency_us", "-1", "link_latency_us = -1"),
+        ("link_bandwidth_gbps", "0", "link_bandwidth_gbps = 0"),
+        ("clock_ghz", "0", "clock_ghz = 0"),
+        ("link_capacity", "0", "link_capacity = 0"),
+        ("method", "ghosts:0", "unknown method"),
+    ];
+    for (key, value, needle) in cases {
+        let mut params = TimingParams::paper(KernelKind::Heat5);
+        let err = params
+            .set(key, value)
+            .and_then(|_| params.validate())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(needle), "{key} = {value}: {err}");
+    }
+    let err = wafer_emu::timing::params::node_preset("cs4")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("unknown node preset 'cs4'") && err.contains("744x1116"),
+        "{err}"
+    );
+    assert_eq!(TICKS_PER_CYCLE, 256.0);
+}
