@@ -252,7 +252,7 @@ impl ClusterClocks {
     }
 
     fn exchanging(&self) -> bool {
-        self.step % self.costs.exchange_every as u64 == 0
+        self.step.is_multiple_of(self.costs.exchange_every as u64)
     }
 
     fn step_once(&mut self) {
