@@ -1,9 +1,13 @@
 //! The timing model against what it must reproduce exactly: a lone PE, a ring with one slow
 //! link, latency-bound static decomposition against domain translation, the I/O of Table 6.
 
+mod common;
+
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::timing::clocks::{ticks, Direction};
-use wafer_emu::timing::{ClusterClocks, ClusterShape, Method, TimingParams, TICKS_PER_CYCLE};
+use wafer_emu::timing::{
+    ClusterClocks, ClusterShape, GpuClocks, Method, TimingParams, TICKS_PER_CYCLE,
+};
 
 fn shape(wafers: (u32, u32), pes: (u32, u32), n: u32) -> ClusterShape {
     ClusterShape {
@@ -162,4 +166,38 @@ fn bad_parameters_are_named() {
         "{err}"
     );
     assert_eq!(TICKS_PER_CYCLE, 256.0);
+}
+
+#[test]
+fn gpu_and_cpu_clocks_agree_exactly() {
+    let Some(ctx) = common::gpu() else { return };
+    let methods = [
+        Method::DomainTranslation,
+        Method::StaticDecomposition,
+        Method::OverlappingGhosts { g: 2 },
+    ];
+    for (method, capacity) in methods.into_iter().zip([2, 1, 3]) {
+        let mut params = TimingParams::paper(KernelKind::Heat5);
+        params.method = method;
+        params.link_capacity = capacity;
+        // Slow links and a tiny wafer, so that links, credits and queues all matter.
+        params.link_bandwidth_bps = 1e9;
+        for (wafers, pes, n) in [
+            ((1, 1), (1, 1), 2),
+            ((2, 3), (5, 4), 3),
+            ((3, 1), (7, 2), 8),
+        ] {
+            let mut cpu = ClusterClocks::new(&params, shape(wafers, pes, n)).unwrap();
+            let mut gpu = GpuClocks::new(ctx.clone(), &cpu).unwrap();
+            for steps in [1, 6, 30] {
+                cpu.advance(steps);
+                gpu.advance(steps).unwrap();
+                assert_eq!(
+                    gpu.clocks().unwrap(),
+                    cpu.clocks,
+                    "{method:?} {wafers:?} {pes:?} n = {n}"
+                );
+            }
+        }
+    }
 }

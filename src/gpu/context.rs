@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use wgpu::util::DeviceExt;
 
+use super::shaders;
 use crate::{invalid, Error, Result};
 
 /// The native backends wafer-emu can run on (all but the browser and no-op ones).
@@ -240,7 +241,9 @@ impl GpuContext {
             })
     }
 
-    /// A compute pipeline whose bind-group layout is reflected from the shader.
+    /// A compute pipeline for `entry` of `source`. Its bind-group layout holds every binding
+    /// the module declares, reflected by naga, so that the pipelines of one module's entry
+    /// points share one bind group even where an entry point uses only some bindings.
     pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> wgpu::ComputePipeline {
         let module = self
             .device
@@ -248,10 +251,24 @@ impl GpuContext {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
+        let entries = shaders::reflect_bindings(source);
+        let group = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries: &entries,
+            });
+        let layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[Some(&group)],
+                immediate_size: 0,
+            });
         self.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
-                layout: None,
+                layout: Some(&layout),
                 module: &module,
                 entry_point: Some(entry),
                 compilation_options: Default::default(),

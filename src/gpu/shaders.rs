@@ -10,6 +10,7 @@ const SENDRECV: &str = include_str!("../../shaders/sendrecv.wgsl");
 const WAFER_COMPUTE: &str = include_str!("../../shaders/wafer_compute.wgsl");
 const GLOBAL_COMPUTE: &str = include_str!("../../shaders/global_compute.wgsl");
 const COPY: &str = include_str!("../../shaders/copy.wgsl");
+const CLOCKS: &str = include_str!("../../shaders/clocks.wgsl");
 
 /// The per-cell maths of a kernel.
 fn stencil(kernel: KernelKind) -> &'static str {
@@ -39,6 +40,11 @@ pub fn copy() -> String {
     [COMMON, COPY].concat()
 }
 
+/// The timing model's clocks (max-plus stencil).
+pub fn clocks() -> String {
+    [COMMON, CLOCKS].concat()
+}
+
 /// Every composed shader with a name, for validation.
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
@@ -56,6 +62,38 @@ pub fn all() -> Vec<(String, String)> {
         ));
     }
     shaders
+}
+
+/// The bind-group-0 layout entries of a composed shader, reflected from its global variables:
+/// uniform buffers, read-only and read-write storage buffers, visible to compute.
+pub fn reflect_bindings(source: &str) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let module = naga::front::wgsl::parse_str(source).expect("composed shaders parse (tested)");
+    let mut entries: Vec<_> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, var)| {
+            let binding = var.binding.as_ref()?;
+            let ty = match var.space {
+                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                    read_only: !access.contains(naga::StorageAccess::STORE),
+                },
+                _ => return None,
+            };
+            Some(wgpu::BindGroupLayoutEntry {
+                binding: binding.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+        })
+        .collect();
+    entries.sort_by_key(|e| e.binding);
+    entries
 }
 
 /// Parses and validates a WGSL source with naga; the error names the shader and the problem.

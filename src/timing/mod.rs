@@ -2,7 +2,9 @@
 //! say how fast the real machine would.
 
 pub mod clocks;
+pub mod gpu;
 pub mod params;
 
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
+pub use gpu::GpuClocks;
 pub use params::{CostModel, Method, TimingParams};
