@@ -10,6 +10,8 @@ use crate::field::InitialCondition;
 use crate::kernels::{HeatCoefficients, KernelKind};
 use crate::model::Problem;
 use crate::run::RunConfig;
+use crate::timing::params::node_preset;
+use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
@@ -33,6 +35,8 @@ pub enum Command {
     Adapters(EngineArgs),
     /// Time the emulated wafer against the global kernel, the CPU backend and the copy ceilings.
     Bench(BenchArgs),
+    /// Predict the real machine's speed from the timing model (cycles, steps/s, utilisation).
+    Predict(PredictArgs),
 }
 
 /// Where to run.
@@ -195,5 +199,119 @@ impl BenchArgs {
         };
         config.validate()?;
         Ok(config)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Kernel: heat5 or heat9
+    #[arg(default_value = "heat5")]
+    pub kernel: String,
+    /// Wafers (nodes) of the cluster, WxH
+    #[arg(long, default_value = "8x8", value_parser = parse_pes)]
+    pub wafers: (u32, u32),
+    /// PEs per wafer: cs3 (744x1116), square (720x720) or WxH
+    #[arg(long, default_value = "cs3")]
+    pub pes: String,
+    /// Grid points per PE side
+    #[arg(long, default_value_t = 64)]
+    pub n: u32,
+    /// dt (domain translation), static, or ghosts:G (overlapping ghosts of width G)
+    #[arg(long, default_value = "dt")]
+    pub method: String,
+    /// Clock in GHz (the paper: 0.75 and 1.2)
+    #[arg(long)]
+    pub clock_ghz: Option<f64>,
+    /// Inter-wafer link latency in microseconds (default 10)
+    #[arg(long)]
+    pub link_latency_us: Option<f64>,
+    /// Bandwidth per wafer side and direction in Gbit/s (default 300)
+    #[arg(long)]
+    pub link_bandwidth_gbps: Option<f64>,
+    /// Any other parameter, KEY=VALUE (a0, a1, a2, hop_latency_ns, link_capacity, node_power_kw, ...)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// A file of KEY = VALUE lines, applied before the flags
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
+    /// Simulate every wafer instead of one wafer linked to itself (slow for large clusters)
+    #[arg(long)]
+    pub full: bool,
+    /// Give up on a steady state after this many steps
+    #[arg(long, default_value_t = 20_000)]
+    pub max_steps: u64,
+    /// Run the clocks on cpu or gpu
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Write sampled clocks as .npy: [wafers_x][wafers_y][pes_x/stride][pes_y/stride][samples]
+    #[arg(long, value_name = "FILE")]
+    pub telemetry: Option<PathBuf>,
+    /// Sample the clocks every K steps
+    #[arg(long, default_value_t = 16)]
+    pub sample_every: u64,
+    /// Sample every S-th PE in each direction
+    #[arg(long, default_value_t = 32)]
+    pub sample_stride: u32,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+impl PredictArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> Result<PredictConfig> {
+        let kernel = KernelKind::parse(&self.kernel)?;
+        let mut params = TimingParams::paper(kernel);
+        if let Some(path) = &self.params {
+            params.load(path)?;
+        }
+        let flags = [
+            ("clock_ghz", self.clock_ghz),
+            ("link_latency_us", self.link_latency_us),
+            ("link_bandwidth_gbps", self.link_bandwidth_gbps),
+        ];
+        for (key, value) in flags {
+            if let Some(v) = value {
+                params.set(key, &v.to_string())?;
+            }
+        }
+        params.set("method", &self.method)?;
+        for pair in &self.set {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| invalid!("--set '{pair}' is not KEY=VALUE"))?;
+            params.set(key.trim(), value)?;
+        }
+        params.validate()?;
+        let (pes_x, pes_y) = match node_preset(&self.pes) {
+            Ok(pes) => pes,
+            Err(e) => parse_pes(&self.pes).map_err(|_| e)?,
+        };
+        let shape = ClusterShape {
+            wafers_x: self.wafers.0,
+            wafers_y: self.wafers.1,
+            pes_x,
+            pes_y,
+            n: self.n,
+            p: kernel.supported_p()[0],
+        };
+        shape.validate()?;
+        if self.max_steps == 0 {
+            return Err(invalid!("max-steps = 0: allowed 1 or more"));
+        }
+        if !matches!(self.device.as_str(), "cpu" | "gpu") {
+            return Err(invalid!("unknown device '{}': allowed cpu, gpu", self.device));
+        }
+        let telemetry = match &self.telemetry {
+            None => None,
+            Some(_) if self.sample_every == 0 || self.sample_stride == 0 => {
+                return Err(invalid!(
+                    "sample-every = {} and sample-stride = {} must both be >= 1",
+                    self.sample_every,
+                    self.sample_stride
+                ))
+            }
+            Some(_) => Some(TelemetryPlan { every: self.sample_every, stride: self.sample_stride }),
+        };
+        Ok(PredictConfig { params, shape, full: self.full, max_steps: self.max_steps, telemetry })
     }
 }

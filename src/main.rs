@@ -37,6 +37,24 @@ fn dispatch(command: Command) -> Result<()> {
             print!("{report}");
         }
         Command::Adapters(args) => adapters(&args)?,
+        Command::Predict(args) => {
+            let config = args.config()?;
+            let ctx = match args.device.as_str() {
+                "gpu" => {
+                    let (ctx, warnings) = args.engine.request()?.open()?;
+                    warnings.iter().for_each(|w| warn(w));
+                    Some(ctx.ok_or_else(|| anyhow::anyhow!("--device gpu needs a GPU adapter"))?)
+                }
+                _ => None,
+            };
+            let prediction = wafer_emu::timing::predict(&config, ctx)?;
+            print!("{prediction}");
+            if let (Some(path), Some(t)) = (&args.telemetry, &prediction.telemetry) {
+                let payload: Vec<u8> = t.cycles.iter().flat_map(|c| c.to_le_bytes()).collect();
+                wafer_emu::output::write_atomic(path, &wafer_emu::output::npy_bytes("<f8", &t.shape, &payload))?;
+                println!("telemetry      {} {:?} (cycles)", path.display(), t.shape);
+            }
+        }
         Command::Bench(args) => {
             let config = args.config()?;
             println!("{}", wafer_emu::bench::bench(&config, &mut warn)?);

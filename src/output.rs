@@ -56,25 +56,28 @@ pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
 }
 
-/// The field as a NumPy `.npy` file: little-endian f32, shape `(ny, nx)`, row `y` upward.
-pub fn npy_bytes(field: &GlobalField) -> Vec<u8> {
-    let dict = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}",
-        field.ny, field.nx
-    );
+/// A NumPy `.npy` file (version 1.0, C order) of little-endian values of type `descr`
+/// (`<f4`, `<f8`) with the given shape.
+pub fn npy_bytes(descr: &str, shape: &[usize], payload: &[u8]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let dims = if dims.len() == 1 { format!("{},", dims[0]) } else { dims.join(", ") };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}");
     // Magic (6) + version (2) + header length (2) + dict + newline, padded to 64 bytes.
-    let unpadded = 10 + dict.len() + 1;
-    let header_len = unpadded.div_ceil(64) * 64 - 10;
-    let mut bytes = Vec::with_capacity(10 + header_len + field.data.len() * 4);
+    let header_len = (10 + dict.len() + 1).div_ceil(64) * 64 - 10;
+    let mut bytes = Vec::with_capacity(10 + header_len + payload.len());
     bytes.extend_from_slice(b"\x93NUMPY\x01\x00");
     bytes.extend_from_slice(&(header_len as u16).to_le_bytes());
     bytes.extend_from_slice(dict.as_bytes());
     bytes.resize(10 + header_len - 1, b' ');
     bytes.push(b'\n');
-    for v in &field.data {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
+    bytes.extend_from_slice(payload);
     bytes
+}
+
+/// A field as `.npy`: f32, shape `(ny, nx)`, row `y` upward.
+pub fn field_npy(field: &GlobalField) -> Vec<u8> {
+    let payload: Vec<u8> = field.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    npy_bytes("<f4", &[field.ny as usize, field.nx as usize], &payload)
 }
 
 /// Viridis at nine evenly spaced stops.
@@ -236,7 +239,7 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
 pub fn write_field(dir: &Path, stem: &str, field: &GlobalField) -> Result<Vec<PathBuf>> {
     let npy = dir.join(format!("{stem}.npy"));
     let png = dir.join(format!("{stem}.png"));
-    write_atomic(&npy, &npy_bytes(field))?;
+    write_atomic(&npy, &field_npy(field))?;
     write_atomic(&png, &png_bytes(field)?)?;
     Ok(vec![npy, png])
 }
@@ -248,7 +251,7 @@ mod tests {
     #[test]
     fn npy_header_is_aligned_and_data_follows() {
         let field = GlobalField::from_fn(3, 2, |x, y| (x + 10 * y) as f32);
-        let bytes = npy_bytes(&field);
+        let bytes = field_npy(&field);
         let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
         assert_eq!((10 + header_len) % 64, 0);
         assert_eq!(bytes[10 + header_len - 1], b'\n');

@@ -4,7 +4,9 @@
 pub mod clocks;
 pub mod gpu;
 pub mod params;
+pub mod predict;
 
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 pub use gpu::GpuClocks;
 pub use params::{CostModel, Method, TimingParams};
+pub use predict::{predict, Bound, PredictConfig, Prediction, Telemetry, TelemetryPlan};

@@ -1,0 +1,284 @@
+//! `wafer-emu predict`: the timing model run to its steady state, and what follows from it:
+//! steps/s, cycles per step, utilisation, FLOP/s, FLOP/J, the limiting bound.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::clocks::{ClusterClocks, ClusterShape, TICKS_PER_CYCLE};
+use super::gpu::GpuClocks;
+use super::params::{Method, TimingParams};
+use crate::gpu::GpuContext;
+use crate::Result;
+
+/// Steps per measurement window; the steady state is reached when two windows in a row give
+/// the same ticks per step.
+const WINDOW: u64 = 64;
+
+/// A validated `predict`.
+#[derive(Clone, Debug)]
+pub struct PredictConfig {
+    pub params: TimingParams,
+    /// The cluster to predict.
+    pub shape: ClusterShape,
+    /// Simulate every wafer instead of one wafer linked to itself.
+    pub full: bool,
+    /// Give up on a steady state after this many steps.
+    pub max_steps: u64,
+    /// Record the clocks of every `stride`-th PE (both directions) every `every` steps.
+    pub telemetry: Option<TelemetryPlan>,
+}
+
+/// Which clocks to sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TelemetryPlan {
+    pub every: u64,
+    pub stride: u32,
+}
+
+/// Sampled clocks: `[wafers_x][wafers_y][pes_x / stride][pes_y / stride][samples]`, cycles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Telemetry {
+    pub shape: [usize; 5],
+    pub cycles: Vec<f64>,
+}
+
+/// Which resource limits the step rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Compute,
+    Bandwidth,
+    Latency,
+}
+
+/// What the model predicts.
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    pub config: PredictConfig,
+    /// Shape actually simulated (one wafer for the shortcut).
+    pub simulated: ClusterShape,
+    pub engine: String,
+    pub steps: u64,
+    /// Whether two windows in a row agreed (else the rate is of the last window).
+    pub steady: bool,
+    pub cycles_per_step: f64,
+    /// Cycles per step each resource alone would allow.
+    pub compute_cycles: f64,
+    pub bandwidth_cycles: f64,
+    pub latency_cycles: f64,
+    pub telemetry: Option<Telemetry>,
+}
+
+/// Something that advances clocks: the CPU recurrence or its GPU twin.
+trait Clocks {
+    fn advance(&mut self, steps: u64) -> Result<()>;
+    fn clocks(&self) -> Result<Vec<u64>>;
+}
+
+impl Clocks for ClusterClocks {
+    fn advance(&mut self, steps: u64) -> Result<()> {
+        ClusterClocks::advance(self, steps);
+        Ok(())
+    }
+    fn clocks(&self) -> Result<Vec<u64>> {
+        Ok(self.clocks.clone())
+    }
+}
+
+impl Clocks for GpuClocks {
+    fn advance(&mut self, steps: u64) -> Result<()> {
+        GpuClocks::advance(self, steps)
+    }
+    fn clocks(&self) -> Result<Vec<u64>> {
+        GpuClocks::clocks(self)
+    }
+}
+
+/// Runs the model until two measurement windows agree, on the GPU if `ctx` is given.
+pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Prediction> {
+    let simulated = if config.full {
+        config.shape
+    } else {
+        ClusterShape { wafers_x: 1, wafers_y: 1, ..config.shape }
+    };
+    let cpu = ClusterClocks::new(&config.params, simulated)?;
+    let costs = cpu.costs;
+    let (engine, mut clocks): (String, Box<dyn Clocks>) = match ctx {
+        Some(ctx) => (format!("GPU: {}", ctx.describe()), Box::new(GpuClocks::new(ctx, &cpu)?)),
+        None => (format!("CPU ({} threads)", rayon::current_num_threads()), Box::new(cpu)),
+    };
+    let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
+    let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None, false);
+    while steps < config.max_steps {
+        let window = WINDOW.min(config.max_steps - steps);
+        match &mut sampler {
+            Some(sampler) => {
+                for _ in 0..window {
+                    clocks.advance(1)?;
+                    steps += 1;
+                    if steps % sampler.plan.every == 0 {
+                        sampler.record(&clocks.clocks()?);
+                    }
+                }
+            }
+            None => {
+                clocks.advance(window)?;
+                steps += window;
+            }
+        }
+        let max = clocks.clocks()?.into_iter().max().unwrap_or(0);
+        let rate = (max - last_max) as f64 / window as f64;
+        last_max = max;
+        if last_rate == Some(rate) && window == WINDOW {
+            steady = true;
+            break;
+        }
+        last_rate = Some(rate);
+    }
+    let p = &config.params;
+    let n = config.shape.n;
+    let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
+    let latency_ticks = match p.method {
+        // The critical cycle crosses a link once per wafer width (or height) of steps.
+        Method::DomainTranslation => {
+            let per_pe = (costs.hop + costs.edge) as f64;
+            (horizontal / config.shape.pes_x as f64).max(vertical / config.shape.pes_y as f64) + per_pe
+        }
+        // Two neighbours wait for each other across the link every exchange.
+        Method::StaticDecomposition => vertical.max(horizontal) + costs.edge as f64,
+        Method::OverlappingGhosts { g } => (vertical.max(horizontal) + costs.edge as f64) / g as f64,
+    };
+    Ok(Prediction {
+        config: config.clone(),
+        simulated,
+        engine,
+        steps,
+        steady,
+        cycles_per_step: last_rate.unwrap_or(0.0) / TICKS_PER_CYCLE,
+        compute_cycles: p.cost.cycles(n),
+        bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64 / TICKS_PER_CYCLE,
+        latency_cycles: latency_ticks / TICKS_PER_CYCLE,
+        telemetry: sampler.map(Sampler::finish),
+    })
+}
+
+struct Sampler {
+    plan: TelemetryPlan,
+    shape: ClusterShape,
+    /// Per sample, the sampled clocks in `[wafer_x][wafer_y][x][y]` order.
+    samples: Vec<Vec<f64>>,
+}
+
+impl Sampler {
+    fn new(plan: TelemetryPlan, shape: &ClusterShape) -> Self {
+        Self { plan, shape: *shape, samples: vec![] }
+    }
+
+    fn dims(&self) -> [usize; 4] {
+        let s = &self.shape;
+        let stride = self.plan.stride;
+        [s.wafers_x as usize, s.wafers_y as usize, s.pes_x.div_ceil(stride) as usize, s.pes_y.div_ceil(stride) as usize]
+    }
+
+    fn record(&mut self, clocks: &[u64]) {
+        let s = self.shape;
+        let [kx, ky, sx, sy] = self.dims();
+        let (span_x, stride) = (s.span().0, self.plan.stride as usize);
+        let mut sample = Vec::with_capacity(kx * ky * sx * sy);
+        for wx in 0..kx {
+            for wy in 0..ky {
+                for x in 0..sx {
+                    for y in 0..sy {
+                        let gx = wx * s.pes_x as usize + x * stride;
+                        let gy = wy * s.pes_y as usize + y * stride;
+                        sample.push(clocks[gy * span_x + gx] as f64 / TICKS_PER_CYCLE);
+                    }
+                }
+            }
+        }
+        self.samples.push(sample);
+    }
+
+    /// Samples last in memory, as the paper's instrumentation lays them out.
+    fn finish(self) -> Telemetry {
+        let [kx, ky, sx, sy] = self.dims();
+        let per_sample = kx * ky * sx * sy;
+        let count = self.samples.len();
+        let mut cycles = vec![0.0; per_sample * count];
+        for (k, sample) in self.samples.iter().enumerate() {
+            for (i, &c) in sample.iter().enumerate() {
+                cycles[i * count + k] = c;
+            }
+        }
+        Telemetry { shape: [kx, ky, sx, sy, count], cycles }
+    }
+}
+
+impl Prediction {
+    /// Steps per second of the emulated machine.
+    pub fn steps_per_second(&self) -> f64 {
+        self.config.params.clock_hz / self.cycles_per_step
+    }
+    /// FLOPs of one PE per step.
+    pub fn flops_per_pe_step(&self) -> f64 {
+        let n = self.config.shape.n as f64;
+        self.config.params.kernel.flops_per_point() as f64 * n * n
+    }
+    /// Fraction of peak FLOP/s.
+    pub fn utilisation(&self) -> f64 {
+        self.flops_per_pe_step() / (self.cycles_per_step * self.config.params.peak_flops_per_cycle)
+    }
+    /// FLOP/s of the whole cluster.
+    pub fn flops(&self) -> f64 {
+        self.flops_per_pe_step() * self.config.shape.pe_count() as f64 * self.steps_per_second()
+    }
+    /// FLOP per joule at the nodes' power.
+    pub fn flops_per_joule(&self) -> f64 {
+        self.flops() / (self.config.shape.wafer_count() as f64 * self.config.params.node_power_w)
+    }
+    /// The bound whose cycles per step are largest.
+    pub fn limiting(&self) -> Bound {
+        let bounds = [
+            (Bound::Compute, self.compute_cycles),
+            (Bound::Bandwidth, self.bandwidth_cycles),
+            (Bound::Latency, self.latency_cycles),
+        ];
+        bounds.into_iter().fold((Bound::Compute, 0.0), |best, b| if b.1 > best.1 { b } else { best }).0
+    }
+}
+
+impl fmt::Display for Prediction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.config;
+        let (s, p) = (&c.shape, &c.params);
+        writeln!(f, "emulated machine (timing model; not the emulator's wall clock)")?;
+        writeln!(f, "kernel         {} ({} FLOPs per point), {}", p.kernel.name(), p.kernel.flops_per_point(), p.method.name())?;
+        writeln!(
+            f,
+            "cluster        {}x{} wafers of {}x{} PEs, n = {} ({} points per PE, {:.4e} points)",
+            s.wafers_x,
+            s.wafers_y,
+            s.pes_x,
+            s.pes_y,
+            s.n,
+            s.n * s.n,
+            s.pe_count() as f64 * (s.n * s.n) as f64
+        )?;
+        let how = if c.full { "every wafer".to_string() } else { "one wafer linked to itself (all wafers are identical)".into() };
+        writeln!(f, "simulated      {how}, {} steps on {}{}", self.steps, self.engine, if self.steady { "" } else { " (no steady state reached)" })?;
+        writeln!(f, "clock          {:.3} GHz, peak {} FLOP/cycle per PE", p.clock_hz / 1e9, p.peak_flops_per_cycle)?;
+        writeln!(f, "I/O per PE     {} words per step", p.io_words_per_pe(s.n))?;
+        writeln!(f, "cycles/step    {:.2}", self.cycles_per_step)?;
+        writeln!(
+            f,
+            "bounds         compute {:.2}, bandwidth {:.2}, latency {:.2} cycles/step: {:?}-bound",
+            self.compute_cycles,
+            self.bandwidth_cycles,
+            self.latency_cycles,
+            self.limiting()
+        )?;
+        writeln!(f, "steps/s        {:.4e}", self.steps_per_second())?;
+        writeln!(f, "utilisation    {:.1} % of peak", 100.0 * self.utilisation())?;
+        writeln!(f, "FLOP/s         {:.4e}", self.flops())?;
+        writeln!(f, "FLOP/J         {:.4e} at {} kW per node", self.flops_per_joule(), p.node_power_w / 1e3)
+    }
+}
