@@ -299,7 +299,10 @@ impl PredictArgs {
             return Err(invalid!("max-steps = 0: allowed 1 or more"));
         }
         if !matches!(self.device.as_str(), "cpu" | "gpu") {
-            return Err(invalid!("unknown device '{}': allowed cpu, gpu", self.device));
+            return Err(invalid!(
+                "unknown device '{}': allowed cpu, gpu",
+                self.device
+            ));
         }
         let telemetry = match &self.telemetry {
             None => None,
@@ -310,8 +313,17 @@ impl PredictArgs {
                     self.sample_stride
                 ))
             }
-            Some(_) => Some(TelemetryPlan { every: self.sample_every, stride: self.sample_stride }),
+            Some(_) => Some(TelemetryPlan {
+                every: self.sample_every,
+                stride: self.sample_stride,
+            }),
         };
-        Ok(PredictConfig { params, shape, full: self.full, max_steps: self.max_steps, telemetry })
+        Ok(PredictConfig {
+            params,
+            shape,
+            full: self.full,
+            max_steps: self.max_steps,
+            telemetry,
+        })
     }
 }

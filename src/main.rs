@@ -51,7 +51,10 @@ fn dispatch(command: Command) -> Result<()> {
             print!("{prediction}");
             if let (Some(path), Some(t)) = (&args.telemetry, &prediction.telemetry) {
                 let payload: Vec<u8> = t.cycles.iter().flat_map(|c| c.to_le_bytes()).collect();
-                wafer_emu::output::write_atomic(path, &wafer_emu::output::npy_bytes("<f8", &t.shape, &payload))?;
+                wafer_emu::output::write_atomic(
+                    path,
+                    &wafer_emu::output::npy_bytes("<f8", &t.shape, &payload),
+                )?;
                 println!("telemetry      {} {:?} (cycles)", path.display(), t.shape);
             }
         }

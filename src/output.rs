@@ -60,7 +60,11 @@ pub fn create_dir(dir: &Path) -> Result<()> {
 /// (`<f4`, `<f8`) with the given shape.
 pub fn npy_bytes(descr: &str, shape: &[usize], payload: &[u8]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    let dims = if dims.len() == 1 { format!("{},", dims[0]) } else { dims.join(", ") };
+    let dims = if dims.len() == 1 {
+        format!("{},", dims[0])
+    } else {
+        dims.join(", ")
+    };
     let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}");
     // Magic (6) + version (2) + header length (2) + dict + newline, padded to 64 bytes.
     let header_len = (10 + dict.len() + 1).div_ceil(64) * 64 - 10;

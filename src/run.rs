@@ -9,6 +9,7 @@ use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::model::Problem;
 use crate::output;
+use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
 use crate::Result;
 
 /// A validated `run`.
@@ -45,6 +46,38 @@ pub struct RunReport {
     pub final_field_range: (f32, f32),
     pub outputs: Vec<PathBuf>,
     pub check: Option<CheckResult>,
+    /// What the timing model says the real wafer would do (`None` for wafers too large to
+    /// model quickly here; `wafer-emu predict` models any size).
+    pub emulated: Option<Prediction>,
+}
+
+/// Largest wafer (in PEs) whose timing `run` models alongside its values.
+const MAX_TIMED_PES: usize = 1 << 20;
+
+/// The timing model of the run's own wafer: one wafer, domain translation, the paper's
+/// parameters for its kernel.
+fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
+    let g = problem.geometry;
+    if g.pe_count() > MAX_TIMED_PES {
+        return Ok(None);
+    }
+    let shape = ClusterShape {
+        wafers_x: 1,
+        wafers_y: 1,
+        pes_x: g.pes_x,
+        pes_y: g.pes_y,
+        n: g.n,
+        p: g.p,
+    };
+    let params = TimingParams::paper(problem.kernel);
+    let config = PredictConfig {
+        params,
+        shape,
+        full: false,
+        max_steps: 4096,
+        telemetry: None,
+    };
+    Ok(Some(timing::predict(&config, None)?))
 }
 
 /// Steps per progress report: grown until one report takes about this long.
@@ -116,6 +149,7 @@ pub fn run(
         final_field_range: field.range(),
         outputs,
         check,
+        emulated: emulated_timing(problem)?,
     };
     if let Some(dir) = &config.out {
         let path = dir.join("summary.txt");
@@ -204,6 +238,9 @@ impl fmt::Display for RunReport {
                 k => format!("DIFFERS at {k} points"),
             };
             writeln!(f, "check         {verdict} to the {}", check.reference)?;
+        }
+        if let Some(prediction) = &self.emulated {
+            write!(f, "\n{prediction}\n")?;
         }
         for path in &self.outputs {
             writeln!(f, "wrote         {}", path.display())?;

@@ -315,6 +315,72 @@ fn bench_reports_every_variant_with_ratios() {
 }
 
 #[test]
+fn predict_rejects_bad_parameters() {
+    assert_rejected(
+        &["predict", "--pes", "cs4"],
+        &["unknown node preset 'cs4'", "744x1116"],
+    );
+    assert_rejected(
+        &["predict", "--set", "link_latency_us=-1"],
+        &["link_latency_us = -1", ">= 0"],
+    );
+    assert_rejected(
+        &["predict", "--link-bandwidth-gbps", "0"],
+        &["link_bandwidth_gbps = 0", "> 0"],
+    );
+    assert_rejected(&["predict", "--clock-ghz", "0"], &["clock_ghz = 0"]);
+    assert_rejected(
+        &["predict", "--set", "colour=red"],
+        &["unknown timing parameter 'colour'"],
+    );
+    assert_rejected(&["predict", "--method", "mpi"], &["unknown method 'mpi'"]);
+}
+
+#[test]
+fn predict_writes_telemetry() {
+    let dir = scratch("telemetry");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("clocks.npy");
+    let out = wafer_emu(&[
+        "predict",
+        "heat9",
+        "--wafers",
+        "2x1",
+        "--pes",
+        "8x6",
+        "--n",
+        "4",
+        "--full",
+        "--max-steps",
+        "64",
+        "--telemetry",
+        path.to_str().unwrap(),
+        "--sample-every",
+        "16",
+        "--sample-stride",
+        "4",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("cycles/step") && stdout.contains("utilisation"),
+        "{stdout}"
+    );
+    let npy = std::fs::read(&path).unwrap();
+    let header = String::from_utf8_lossy(&npy[..128]).to_string();
+    assert!(
+        header.contains("'<f8'") && header.contains("'shape': (2, 1, 2, 2, 4)"),
+        "{header}"
+    );
+    assert_eq!(npy.len(), 128 + 2 * 2 * 2 * 4 * 8);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn every_command_has_help() {
     for cmd in [
         &["--help"][..],

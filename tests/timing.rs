@@ -6,7 +6,7 @@ mod common;
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::timing::clocks::{ticks, Direction};
 use wafer_emu::timing::{
-    ClusterClocks, ClusterShape, GpuClocks, Method, TimingParams, TICKS_PER_CYCLE,
+    ClusterClocks, ClusterShape, GpuClocks, Method, PredictConfig, TimingParams, TICKS_PER_CYCLE,
 };
 
 fn shape(wafers: (u32, u32), pes: (u32, u32), n: u32) -> ClusterShape {
@@ -200,4 +200,78 @@ fn gpu_and_cpu_clocks_agree_exactly() {
             }
         }
     }
+}
+
+fn paper_prediction(kernel: KernelKind, n: u32, clock_ghz: f64) -> wafer_emu::timing::Prediction {
+    let mut params = TimingParams::paper(kernel);
+    params.clock_hz = clock_ghz * 1e9;
+    let shape = ClusterShape {
+        wafers_x: 8,
+        wafers_y: 8,
+        pes_x: 744,
+        pes_y: 1116,
+        n,
+        p: 1,
+    };
+    let config = PredictConfig {
+        params,
+        shape,
+        full: false,
+        max_steps: 4096,
+        telemetry: None,
+    };
+    wafer_emu::timing::predict(&config, None).unwrap()
+}
+
+/// The paper's headline figures, from the model at full size (64 CS-3 nodes): over 1.6 M
+/// steps/s for heat5 at n = 2 and 0.75 GHz; 88 % of peak and about 112 PFLOP/s for heat9 at
+/// n = 64 and 1.2 GHz. The model must land within a few percent.
+#[test]
+fn the_model_reproduces_the_headline_figures() {
+    let fast = paper_prediction(KernelKind::Heat5, 2, 0.75);
+    assert!(fast.steady);
+    let rate = fast.steps_per_second();
+    assert!(
+        (rate / 1.6e6 - 1.0).abs() < 0.05,
+        "heat5 n = 2: {rate:.4e} steps/s"
+    );
+    let peak = paper_prediction(KernelKind::Heat9, 64, 1.2);
+    assert!(
+        (peak.utilisation() - 0.88).abs() < 0.03,
+        "heat9 n = 64: {:.3}",
+        peak.utilisation()
+    );
+    assert!(
+        (peak.flops() / 112e15 - 1.0).abs() < 0.05,
+        "heat9 n = 64: {:.4e} FLOP/s",
+        peak.flops()
+    );
+}
+
+#[test]
+fn predict_with_the_shortcut_equals_the_full_cluster() {
+    let mut params = TimingParams::paper(KernelKind::Heat5);
+    params.link_bandwidth_bps = 20e9;
+    let shape = ClusterShape {
+        wafers_x: 3,
+        wafers_y: 2,
+        pes_x: 12,
+        pes_y: 9,
+        n: 4,
+        p: 1,
+    };
+    let config = |full| PredictConfig {
+        params: params.clone(),
+        shape,
+        full,
+        max_steps: 2048,
+        telemetry: None,
+    };
+    let (short, full) = (
+        wafer_emu::timing::predict(&config(false), None).unwrap(),
+        wafer_emu::timing::predict(&config(true), None).unwrap(),
+    );
+    assert!(short.steady && full.steady);
+    assert_eq!(short.cycles_per_step, full.cycles_per_step);
+    assert_eq!(short.steps, full.steps);
 }

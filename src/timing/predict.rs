@@ -98,13 +98,23 @@ pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<P
     let simulated = if config.full {
         config.shape
     } else {
-        ClusterShape { wafers_x: 1, wafers_y: 1, ..config.shape }
+        ClusterShape {
+            wafers_x: 1,
+            wafers_y: 1,
+            ..config.shape
+        }
     };
     let cpu = ClusterClocks::new(&config.params, simulated)?;
     let costs = cpu.costs;
     let (engine, mut clocks): (String, Box<dyn Clocks>) = match ctx {
-        Some(ctx) => (format!("GPU: {}", ctx.describe()), Box::new(GpuClocks::new(ctx, &cpu)?)),
-        None => (format!("CPU ({} threads)", rayon::current_num_threads()), Box::new(cpu)),
+        Some(ctx) => (
+            format!("GPU: {}", ctx.describe()),
+            Box::new(GpuClocks::new(ctx, &cpu)?),
+        ),
+        None => (
+            format!("CPU ({} threads)", rayon::current_num_threads()),
+            Box::new(cpu),
+        ),
     };
     let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
     let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None, false);
@@ -141,11 +151,14 @@ pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<P
         // The critical cycle crosses a link once per wafer width (or height) of steps.
         Method::DomainTranslation => {
             let per_pe = (costs.hop + costs.edge) as f64;
-            (horizontal / config.shape.pes_x as f64).max(vertical / config.shape.pes_y as f64) + per_pe
+            (horizontal / config.shape.pes_x as f64).max(vertical / config.shape.pes_y as f64)
+                + per_pe
         }
         // Two neighbours wait for each other across the link every exchange.
         Method::StaticDecomposition => vertical.max(horizontal) + costs.edge as f64,
-        Method::OverlappingGhosts { g } => (vertical.max(horizontal) + costs.edge as f64) / g as f64,
+        Method::OverlappingGhosts { g } => {
+            (vertical.max(horizontal) + costs.edge as f64) / g as f64
+        }
     };
     Ok(Prediction {
         config: config.clone(),
@@ -170,13 +183,22 @@ struct Sampler {
 
 impl Sampler {
     fn new(plan: TelemetryPlan, shape: &ClusterShape) -> Self {
-        Self { plan, shape: *shape, samples: vec![] }
+        Self {
+            plan,
+            shape: *shape,
+            samples: vec![],
+        }
     }
 
     fn dims(&self) -> [usize; 4] {
         let s = &self.shape;
         let stride = self.plan.stride;
-        [s.wafers_x as usize, s.wafers_y as usize, s.pes_x.div_ceil(stride) as usize, s.pes_y.div_ceil(stride) as usize]
+        [
+            s.wafers_x as usize,
+            s.wafers_y as usize,
+            s.pes_x.div_ceil(stride) as usize,
+            s.pes_y.div_ceil(stride) as usize,
+        ]
     }
 
     fn record(&mut self, clocks: &[u64]) {
@@ -209,7 +231,10 @@ impl Sampler {
                 cycles[i * count + k] = c;
             }
         }
-        Telemetry { shape: [kx, ky, sx, sy, count], cycles }
+        Telemetry {
+            shape: [kx, ky, sx, sy, count],
+            cycles,
+        }
     }
 }
 
@@ -242,7 +267,13 @@ impl Prediction {
             (Bound::Bandwidth, self.bandwidth_cycles),
             (Bound::Latency, self.latency_cycles),
         ];
-        bounds.into_iter().fold((Bound::Compute, 0.0), |best, b| if b.1 > best.1 { b } else { best }).0
+        bounds
+            .into_iter()
+            .fold(
+                (Bound::Compute, 0.0),
+                |best, b| if b.1 > best.1 { b } else { best },
+            )
+            .0
     }
 }
 
@@ -250,8 +281,17 @@ impl fmt::Display for Prediction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let c = &self.config;
         let (s, p) = (&c.shape, &c.params);
-        writeln!(f, "emulated machine (timing model; not the emulator's wall clock)")?;
-        writeln!(f, "kernel         {} ({} FLOPs per point), {}", p.kernel.name(), p.kernel.flops_per_point(), p.method.name())?;
+        writeln!(
+            f,
+            "emulated machine (timing model; not the emulator's wall clock)"
+        )?;
+        writeln!(
+            f,
+            "kernel         {} ({} FLOPs per point), {}",
+            p.kernel.name(),
+            p.kernel.flops_per_point(),
+            p.method.name()
+        )?;
         writeln!(
             f,
             "cluster        {}x{} wafers of {}x{} PEs, n = {} ({} points per PE, {:.4e} points)",
@@ -263,10 +303,33 @@ impl fmt::Display for Prediction {
             s.n * s.n,
             s.pe_count() as f64 * (s.n * s.n) as f64
         )?;
-        let how = if c.full { "every wafer".to_string() } else { "one wafer linked to itself (all wafers are identical)".into() };
-        writeln!(f, "simulated      {how}, {} steps on {}{}", self.steps, self.engine, if self.steady { "" } else { " (no steady state reached)" })?;
-        writeln!(f, "clock          {:.3} GHz, peak {} FLOP/cycle per PE", p.clock_hz / 1e9, p.peak_flops_per_cycle)?;
-        writeln!(f, "I/O per PE     {} words per step", p.io_words_per_pe(s.n))?;
+        let how = if c.full {
+            "every wafer".to_string()
+        } else {
+            "one wafer linked to itself (all wafers are identical)".into()
+        };
+        writeln!(
+            f,
+            "simulated      {how}, {} steps on {}{}",
+            self.steps,
+            self.engine,
+            if self.steady {
+                ""
+            } else {
+                " (no steady state reached)"
+            }
+        )?;
+        writeln!(
+            f,
+            "clock          {:.3} GHz, peak {} FLOP/cycle per PE",
+            p.clock_hz / 1e9,
+            p.peak_flops_per_cycle
+        )?;
+        writeln!(
+            f,
+            "I/O per PE     {} words per step",
+            p.io_words_per_pe(s.n)
+        )?;
         writeln!(f, "cycles/step    {:.2}", self.cycles_per_step)?;
         writeln!(
             f,
@@ -277,8 +340,17 @@ impl fmt::Display for Prediction {
             self.limiting()
         )?;
         writeln!(f, "steps/s        {:.4e}", self.steps_per_second())?;
-        writeln!(f, "utilisation    {:.1} % of peak", 100.0 * self.utilisation())?;
+        writeln!(
+            f,
+            "utilisation    {:.1} % of peak",
+            100.0 * self.utilisation()
+        )?;
         writeln!(f, "FLOP/s         {:.4e}", self.flops())?;
-        writeln!(f, "FLOP/J         {:.4e} at {} kW per node", self.flops_per_joule(), p.node_power_w / 1e3)
+        writeln!(
+            f,
+            "FLOP/J         {:.4e} at {} kW per node",
+            self.flops_per_joule(),
+            p.node_power_w / 1e3
+        )
     }
 }
