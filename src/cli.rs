@@ -11,6 +11,7 @@ use crate::kernels::{HeatCoefficients, KernelKind};
 use crate::model::Problem;
 use crate::run::RunConfig;
 use crate::timing::params::node_preset;
+use crate::timing::reproduce::ReproduceConfig;
 use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
@@ -37,6 +38,32 @@ pub enum Command {
     Bench(BenchArgs),
     /// Predict the real machine's speed from the timing model (cycles, steps/s, utilisation).
     Predict(PredictArgs),
+    /// Regenerate the paper's performance results from the timing model (CSV, PNG, report.md).
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Output folder for the CSVs, plots and report.md
+    #[arg(long, default_value = "reproduce")]
+    pub out: PathBuf,
+    /// PEs per wafer: cs3 (744x1116, the paper's; a few minutes on 2 cores), square, or WxH
+    #[arg(long, default_value = "cs3")]
+    pub pes: String,
+}
+
+impl ReproduceArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> Result<ReproduceConfig> {
+        let pes = parse_node(&self.pes)?;
+        ClusterShape { wafers_x: 1, wafers_y: 1, pes_x: pes.0, pes_y: pes.1, n: 1, p: 1 }.validate()?;
+        Ok(ReproduceConfig { out: self.out.clone(), pes })
+    }
+}
+
+/// A node preset name or WxH.
+fn parse_node(s: &str) -> Result<(u32, u32)> {
+    node_preset(s).or_else(|e| parse_pes(s).map_err(|_| e))
 }
 
 /// Where to run.
@@ -282,10 +309,7 @@ impl PredictArgs {
             params.set(key.trim(), value)?;
         }
         params.validate()?;
-        let (pes_x, pes_y) = match node_preset(&self.pes) {
-            Ok(pes) => pes,
-            Err(e) => parse_pes(&self.pes).map_err(|_| e)?,
-        };
+        let (pes_x, pes_y) = parse_node(&self.pes)?;
         let shape = ClusterShape {
             wafers_x: self.wafers.0,
             wafers_y: self.wafers.1,

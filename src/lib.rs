@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod kernels;
 pub mod model;
 pub mod output;
+pub mod plot;
 pub mod run;
 pub mod timing;
 pub mod wafer;

@@ -37,6 +37,17 @@ fn dispatch(command: Command) -> Result<()> {
             print!("{report}");
         }
         Command::Adapters(args) => adapters(&args)?,
+        Command::Reproduce(args) => {
+            let config = args.config()?;
+            let bar = ProgressBar::new_spinner();
+            let spinner = bar.clone();
+            let progress = Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
+            let files = wafer_emu::timing::reproduce::reproduce(&config, progress)?;
+            bar.finish_and_clear();
+            for file in files {
+                println!("wrote {}", file.display());
+            }
+        }
         Command::Predict(args) => {
             let config = args.config()?;
             let ctx = match args.device.as_str() {

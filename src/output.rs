@@ -112,9 +112,10 @@ fn colour(t: f32) -> [u8; 3] {
     [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
 }
 
-/// 3 x 5 pixel glyphs, one row of three bits per entry, top row first.
+/// 3 x 5 pixel glyphs, one row of three bits per entry, top row first. Letters are capitals
+/// (text is drawn upper-cased).
 fn glyph(c: char) -> [u8; 5] {
-    match c {
+    match c.to_ascii_uppercase() {
         '0' => [7, 5, 5, 5, 7],
         '1' => [2, 6, 2, 2, 7],
         '2' => [7, 1, 7, 4, 7],
@@ -128,20 +129,53 @@ fn glyph(c: char) -> [u8; 5] {
         '.' => [0, 0, 0, 0, 2],
         '-' => [0, 0, 7, 0, 0],
         '+' => [0, 2, 7, 2, 0],
-        'e' => [0, 7, 7, 4, 7],
+        'A' => [2, 5, 7, 5, 5],
+        'B' => [6, 5, 6, 5, 6],
+        'C' => [3, 4, 4, 4, 3],
+        'D' => [6, 5, 5, 5, 6],
+        'E' => [7, 4, 6, 4, 7],
+        'F' => [7, 4, 6, 4, 4],
+        'G' => [3, 4, 5, 5, 3],
+        'H' => [5, 5, 7, 5, 5],
+        'I' => [7, 2, 2, 2, 7],
+        'J' => [1, 1, 1, 5, 2],
+        'K' => [5, 5, 6, 5, 5],
+        'L' => [4, 4, 4, 4, 7],
+        'M' => [5, 7, 7, 5, 5],
+        'N' => [6, 5, 5, 5, 5],
+        'O' => [2, 5, 5, 5, 2],
+        'P' => [6, 5, 6, 4, 4],
+        'Q' => [2, 5, 5, 6, 3],
+        'R' => [6, 5, 6, 5, 5],
+        'S' => [3, 4, 2, 1, 6],
+        'T' => [7, 2, 2, 2, 2],
+        'U' => [5, 5, 5, 5, 7],
+        'V' => [5, 5, 5, 5, 2],
+        'W' => [5, 5, 7, 7, 5],
+        'X' => [5, 5, 2, 5, 5],
+        'Y' => [5, 5, 2, 2, 2],
+        'Z' => [7, 1, 2, 4, 7],
+        '/' => [1, 1, 2, 4, 4],
+        '(' => [2, 4, 4, 4, 2],
+        ')' => [2, 1, 1, 1, 2],
+        ':' => [0, 2, 0, 2, 0],
+        '%' => [5, 1, 2, 4, 5],
+        '=' => [0, 7, 0, 7, 0],
+        ',' => [0, 0, 0, 2, 4],
+        '^' => [2, 5, 0, 0, 0],
         _ => [0; 5],
     }
 }
 
 /// An RGB canvas.
-struct Canvas {
-    width: usize,
-    height: usize,
+pub(crate) struct Canvas {
+    pub width: usize,
+    pub height: usize,
     rgb: Vec<u8>,
 }
 
 impl Canvas {
-    fn new(width: usize, height: usize) -> Self {
+    pub fn new(width: usize, height: usize) -> Self {
         Self {
             width,
             height,
@@ -149,14 +183,14 @@ impl Canvas {
         }
     }
 
-    fn put(&mut self, x: usize, y: usize, c: [u8; 3]) {
+    pub fn put(&mut self, x: usize, y: usize, c: [u8; 3]) {
         if x < self.width && y < self.height {
             let k = (y * self.width + x) * 3;
             self.rgb[k..k + 3].copy_from_slice(&c);
         }
     }
 
-    fn rect(&mut self, x: usize, y: usize, w: usize, h: usize, c: [u8; 3]) {
+    pub fn rect(&mut self, x: usize, y: usize, w: usize, h: usize, c: [u8; 3]) {
         for yy in y..y + h {
             for xx in x..x + w {
                 self.put(xx, yy, c);
@@ -164,8 +198,26 @@ impl Canvas {
         }
     }
 
+    /// The canvas as PNG bytes.
+    pub fn png(&self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, self.width as u32, self.height as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let png_error = |e: png::EncodingError| Error::Encode(format!("the PNG picture: {e}"));
+        let mut writer = encoder.write_header().map_err(png_error)?;
+        writer.write_image_data(&self.rgb).map_err(png_error)?;
+        writer.finish().map_err(png_error)?;
+        Ok(bytes)
+    }
+
+    /// Width in pixels of `text` at scale `s`.
+    pub fn text_width(s: usize, text: &str) -> usize {
+        text.chars().count() * 4 * s
+    }
+
     /// Text with 3 x 5 glyphs scaled by `s`, top-left at `(x, y)`.
-    fn text(&mut self, x: usize, y: usize, s: usize, text: &str) {
+    pub fn text(&mut self, x: usize, y: usize, s: usize, text: &str) {
         for (k, c) in text.chars().enumerate() {
             for (row, bits) in glyph(c).iter().enumerate() {
                 for col in 0..3 {
@@ -228,15 +280,7 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
         let y = margin + k * (bar_h - 10) / 2;
         canvas.text(bar_x + bar_w + 6, y, 2, label);
     }
-    let mut bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let png_error = |e: png::EncodingError| Error::Encode(format!("the PNG picture: {e}"));
-    let mut writer = encoder.write_header().map_err(png_error)?;
-    writer.write_image_data(&canvas.rgb).map_err(png_error)?;
-    writer.finish().map_err(png_error)?;
-    Ok(bytes)
+    canvas.png()
 }
 
 /// Writes `stem.npy` and `stem.png` of the field into `dir`; returns the paths.

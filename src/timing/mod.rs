@@ -5,6 +5,7 @@ pub mod clocks;
 pub mod gpu;
 pub mod params;
 pub mod predict;
+pub mod reproduce;
 
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 pub use gpu::GpuClocks;
