@@ -56,8 +56,19 @@ impl ReproduceArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<ReproduceConfig> {
         let pes = parse_node(&self.pes)?;
-        ClusterShape { wafers_x: 1, wafers_y: 1, pes_x: pes.0, pes_y: pes.1, n: 1, p: 1 }.validate()?;
-        Ok(ReproduceConfig { out: self.out.clone(), pes })
+        ClusterShape {
+            wafers_x: 1,
+            wafers_y: 1,
+            pes_x: pes.0,
+            pes_y: pes.1,
+            n: 1,
+            p: 1,
+        }
+        .validate()?;
+        Ok(ReproduceConfig {
+            out: self.out.clone(),
+            pes,
+        })
     }
 }
 

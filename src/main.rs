@@ -41,7 +41,8 @@ fn dispatch(command: Command) -> Result<()> {
             let config = args.config()?;
             let bar = ProgressBar::new_spinner();
             let spinner = bar.clone();
-            let progress = Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
+            let progress =
+                Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
             let files = wafer_emu::timing::reproduce::reproduce(&config, progress)?;
             bar.finish_and_clear();
             for file in files {

@@ -58,12 +58,17 @@ impl Axis {
     fn new(values: impl Iterator<Item = f64>, log: bool) -> Self {
         let (mut lo, mut hi) = values
             .filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            });
         if !lo.is_finite() {
             (lo, hi) = (1.0, 10.0);
         }
         if log {
-            (lo, hi) = (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil()));
+            (lo, hi) = (
+                10f64.powf(lo.log10().floor()),
+                10f64.powf(hi.log10().ceil()),
+            );
         } else {
             let pad = if hi > lo { 0.05 * (hi - lo) } else { 1.0 };
             (lo, hi) = (if lo >= 0.0 { 0.0 } else { lo - pad }, hi + pad);
@@ -85,14 +90,24 @@ impl Axis {
 
     fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (self.lo.log10().round() as i32, self.hi.log10().round() as i32);
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
             (a..=b).map(|e| 10f64.powi(e)).collect()
         } else {
             let raw = (self.hi - self.lo) / 5.0;
             let step = 10f64.powf(raw.log10().floor());
-            let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * step).find(|s| *s >= raw).unwrap_or(raw);
+            let step = [1.0, 2.0, 5.0, 10.0]
+                .iter()
+                .map(|m| m * step)
+                .find(|s| *s >= raw)
+                .unwrap_or(raw);
             let first = (self.lo / step).ceil() as i64;
-            (first..).map(|k| k as f64 * step).take_while(|v| *v <= self.hi + 1e-9 * step).collect()
+            (first..)
+                .map(|k| k as f64 * step)
+                .take_while(|v| *v <= self.hi + 1e-9 * step)
+                .collect()
         }
     }
 }
@@ -122,22 +137,40 @@ impl Plot {
     pub fn png(&self) -> Result<Vec<u8>> {
         let mut canvas = Canvas::new(WIDTH, HEIGHT);
         let points = || self.series.iter().flat_map(|s| s.points.iter());
-        let x_axis = Axis::new(points().map(|p| p.0).chain(self.markers.iter().map(|m| m.0)), self.log_x);
+        let x_axis = Axis::new(
+            points()
+                .map(|p| p.0)
+                .chain(self.markers.iter().map(|m| m.0)),
+            self.log_x,
+        );
         let y_axis = Axis::new(points().map(|p| p.1), self.log_y);
-        let (w, h) = ((WIDTH - LEFT - RIGHT) as f64, (HEIGHT - TOP - BOTTOM) as f64);
+        let (w, h) = (
+            (WIDTH - LEFT - RIGHT) as f64,
+            (HEIGHT - TOP - BOTTOM) as f64,
+        );
         let px = |x: f64| LEFT as f64 + x_axis.frac(x) * w;
         let py = |y: f64| TOP as f64 + (1.0 - y_axis.frac(y)) * h;
         for t in x_axis.ticks() {
             let x = px(t).round() as usize;
             canvas.rect(x, TOP, 1, h as usize, GREY);
             let text = label(t);
-            canvas.text(x.saturating_sub(Canvas::text_width(TEXT, &text) / 2), HEIGHT - BOTTOM + 8, TEXT, &text);
+            canvas.text(
+                x.saturating_sub(Canvas::text_width(TEXT, &text) / 2),
+                HEIGHT - BOTTOM + 8,
+                TEXT,
+                &text,
+            );
         }
         for t in y_axis.ticks() {
             let y = py(t).round() as usize;
             canvas.rect(LEFT, y, w as usize, 1, GREY);
             let text = label(t);
-            canvas.text(LEFT.saturating_sub(Canvas::text_width(TEXT, &text) + 6), y.saturating_sub(5), TEXT, &text);
+            canvas.text(
+                LEFT.saturating_sub(Canvas::text_width(TEXT, &text) + 6),
+                y.saturating_sub(5),
+                TEXT,
+                &text,
+            );
         }
         canvas.rect(LEFT, TOP, 2, h as usize, BLACK);
         canvas.rect(LEFT, TOP + h as usize, w as usize, 2, BLACK);
@@ -153,7 +186,12 @@ impl Plot {
             let visible: Vec<(f64, f64)> = series
                 .points
                 .iter()
-                .filter(|(x, y)| x.is_finite() && y.is_finite() && (!self.log_x || *x > 0.0) && (!self.log_y || *y > 0.0))
+                .filter(|(x, y)| {
+                    x.is_finite()
+                        && y.is_finite()
+                        && (!self.log_x || *x > 0.0)
+                        && (!self.log_y || *y > 0.0)
+                })
                 .map(|&(x, y)| (px(x), py(y)))
                 .collect();
             for pair in visible.windows(2) {
@@ -161,7 +199,13 @@ impl Plot {
             }
             if series.markers {
                 for &(x, y) in &visible {
-                    canvas.rect((x as usize).saturating_sub(3), (y as usize).saturating_sub(3), 7, 7, c);
+                    canvas.rect(
+                        (x as usize).saturating_sub(3),
+                        (y as usize).saturating_sub(3),
+                        7,
+                        7,
+                        c,
+                    );
                 }
             }
             let ly = TOP + 10 + k * 22;
@@ -170,7 +214,12 @@ impl Plot {
         }
         canvas.text(LEFT, 14, 3, &self.title);
         let xl = &self.x_label;
-        canvas.text(LEFT + (w as usize).saturating_sub(Canvas::text_width(TEXT, xl)) / 2, HEIGHT - 28, TEXT, xl);
+        canvas.text(
+            LEFT + (w as usize).saturating_sub(Canvas::text_width(TEXT, xl)) / 2,
+            HEIGHT - 28,
+            TEXT,
+            xl,
+        );
         canvas.text(8, TOP - 22, TEXT, &self.y_label);
         canvas.png()
     }

@@ -381,6 +381,56 @@ fn predict_writes_telemetry() {
 }
 
 #[test]
+fn reproduce_writes_tables_figures_and_report() {
+    let dir = scratch("reproduce");
+    let out = wafer_emu(&[
+        "reproduce",
+        "--pes",
+        "24x36",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in [
+        "table6.csv",
+        "table2.csv",
+        "figure3_10us.png",
+        "figure7.png",
+        "figure8.png",
+        "figure9.png",
+        "report.md",
+    ] {
+        let len = std::fs::metadata(dir.join(name))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        assert!(len > 100, "{name}: {len} bytes");
+    }
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for needle in [
+        "## Table 6",
+        "## Figure 3",
+        "## Figure 7",
+        "## Figure 8",
+        "## Figure 9",
+        "## Table 2",
+        "## Headline",
+    ] {
+        assert!(report.contains(needle), "report lacks {needle}");
+    }
+    let table6 = std::fs::read_to_string(dir.join("table6.csv")).unwrap();
+    assert!(table6.contains("heat5,64,27869.48"), "{table6}");
+    assert_rejected(
+        &["reproduce", "--pes", "0x3", "--out", dir.to_str().unwrap()],
+        &["PEs along x = 0"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn every_command_has_help() {
     for cmd in [
         &["--help"][..],

@@ -148,11 +148,12 @@ pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<P
     let n = config.shape.n;
     let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
     let latency_ticks = match p.method {
-        // The critical cycle crosses a link once per wafer width (or height) of steps.
+        // The critical cycle runs diagonally (Table 3 forwards corners): every step it moves
+        // one PE right and one up, crossing a horizontal link every wafer width of steps and
+        // a vertical one every wafer height.
         Method::DomainTranslation => {
-            let per_pe = (costs.hop + costs.edge) as f64;
-            (horizontal / config.shape.pes_x as f64).max(vertical / config.shape.pes_y as f64)
-                + per_pe
+            let per_step = (2 * costs.hop + costs.edge) as f64;
+            horizontal / config.shape.pes_x as f64 + vertical / config.shape.pes_y as f64 + per_step
         }
         // Two neighbours wait for each other across the link every exchange.
         Method::StaticDecomposition => vertical.max(horizontal) + costs.edge as f64,
