@@ -66,6 +66,8 @@ pub struct Prediction {
     pub bandwidth_cycles: f64,
     pub latency_cycles: f64,
     pub telemetry: Option<Telemetry>,
+    /// With `full`, this cluster's step rate over one self-linked wafer's (weak scaling).
+    pub weak_scaling: Option<f64>,
 }
 
 /// Something that advances clocks: the CPU recurrence or its GPU twin.
@@ -93,8 +95,23 @@ impl Clocks for GpuClocks {
     }
 }
 
-/// Runs the model until two measurement windows agree, on the GPU if `ctx` is given.
+/// Runs the model until two measurement windows agree, on the GPU if `ctx` is given. With
+/// `full` on several wafers, also runs one wafer to measure weak-scaling efficiency.
 pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Prediction> {
+    let mut prediction = run_model(config, ctx.clone())?;
+    if config.full && config.shape.wafer_count() > 1 {
+        let single = PredictConfig {
+            full: false,
+            telemetry: None,
+            ..config.clone()
+        };
+        let one = run_model(&single, ctx)?;
+        prediction.weak_scaling = Some(one.cycles_per_step / prediction.cycles_per_step);
+    }
+    Ok(prediction)
+}
+
+fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Prediction> {
     let simulated = if config.full {
         config.shape
     } else {
@@ -172,6 +189,7 @@ pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<P
         bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64 / TICKS_PER_CYCLE,
         latency_cycles: latency_ticks / TICKS_PER_CYCLE,
         telemetry: sampler.map(Sampler::finish),
+        weak_scaling: None,
     })
 }
 
@@ -341,6 +359,17 @@ impl fmt::Display for Prediction {
             self.limiting()
         )?;
         writeln!(f, "steps/s        {:.4e}", self.steps_per_second())?;
+        match self.weak_scaling {
+            Some(e) => writeln!(
+                f,
+                "weak scaling   {:.6} % of one wafer's step rate",
+                100.0 * e
+            )?,
+            None => writeln!(
+                f,
+                "weak scaling   100 % (one wafer stands for all; --full measures it)"
+            )?,
+        }
         writeln!(
             f,
             "utilisation    {:.1} % of peak",

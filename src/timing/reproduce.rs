@@ -444,7 +444,7 @@ fn figure8(
         report,
         "## Figure 8: FLOP/core/s against points per core\n\n![Figure 8](figure8.png)\n\n\
          | | model | paper |\n|---|---|---|\n\
-         | compute/I-O crossover (points per core) | {} | about 256 |\n\
+         | compute/I-O crossover (points per core, first swept value past it) | {} | about 256 |\n\
          | best FLOP per cycle | {best:.2} | 1.32 |\n\n\
          The model's I/O bound counts what Table 3's packages really carry: a left strip of `2n` words \
          per row of PEs and a lower strip of `2(n+2)` words per column, over 300 Gbit/s per wafer side \
