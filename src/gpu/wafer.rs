@@ -60,7 +60,7 @@ impl GpuWafer {
         let compute_threads =
             pes * n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
         Ok(Self {
-            sendrecv_size: ctx.dispatch_size(pes * 2 * g.w() as u64),
+            sendrecv_size: ctx.dispatch_size(pes),
             compute_size: ctx.dispatch_size(compute_threads),
             ctx,
             geometry: g,
