@@ -254,9 +254,9 @@ pub struct PredictArgs {
     /// Grid points per PE side
     #[arg(long, default_value_t = 64)]
     pub n: u32,
-    /// dt (domain translation), static, or ghosts:G (overlapping ghosts of width G)
-    #[arg(long, default_value = "dt")]
-    pub method: String,
+    /// dt (domain translation, the default), static, or ghosts:G (overlapping ghosts of width G)
+    #[arg(long)]
+    pub method: Option<String>,
     /// Clock in GHz (the paper: 0.75 and 1.2)
     #[arg(long)]
     pub clock_ghz: Option<f64>,
@@ -282,6 +282,7 @@ pub struct PredictArgs {
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Write sampled clocks as .npy: [wafers_x][wafers_y][pes_x/stride][pes_y/stride][samples]
+    /// of the simulated wafers (1 x 1 without --full)
     #[arg(long, value_name = "FILE")]
     pub telemetry: Option<PathBuf>,
     /// Sample the clocks every K steps
@@ -312,7 +313,9 @@ impl PredictArgs {
                 params.set(key, &v.to_string())?;
             }
         }
-        params.set("method", &self.method)?;
+        if let Some(method) = &self.method {
+            params.set("method", method)?;
+        }
         for pair in &self.set {
             let (key, value) = pair
                 .split_once('=')

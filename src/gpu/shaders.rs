@@ -50,6 +50,7 @@ pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
         ("sendrecv".to_string(), sendrecv()),
         ("copy".to_string(), copy()),
+        ("clocks".to_string(), clocks()),
     ];
     for kernel in KernelKind::ALL {
         shaders.push((

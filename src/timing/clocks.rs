@@ -26,6 +26,12 @@ use crate::{invalid, Result};
 /// Ticks per cycle.
 pub const TICKS_PER_CYCLE: f64 = 256.0;
 
+/// Most PEs one model simulates (16 bytes each, plus links).
+pub const MAX_PES: u64 = 1 << 28;
+
+/// Largest cost of one step or link in ticks: leaves 2^16 steps of headroom in 64 bits.
+const MAX_COST_TICKS: u64 = 1 << 48;
+
 /// Cycles to ticks, rounded.
 pub fn ticks(cycles: f64) -> u64 {
     (cycles * TICKS_PER_CYCLE).round() as u64
@@ -58,13 +64,27 @@ impl ClusterShape {
                 return Err(invalid!("{name} = 0: allowed 1 or more"));
             }
         }
+        if self.n > crate::wafer::MAX_N {
+            return Err(invalid!(
+                "n = {} is out of range: allowed 1..={}",
+                self.n,
+                crate::wafer::MAX_N
+            ));
+        }
+        let pes =
+            self.wafers_x as u64 * self.pes_x as u64 * self.wafers_y as u64 * self.pes_y as u64;
+        if pes > MAX_PES {
+            return Err(invalid!(
+                "{pes} PEs to simulate: allowed at most {MAX_PES} (use the one-wafer shortcut)"
+            ));
+        }
         Ok(())
     }
     /// PEs along x and y over the whole cluster.
     pub fn span(&self) -> (usize, usize) {
         (
-            (self.wafers_x * self.pes_x) as usize,
-            (self.wafers_y * self.pes_y) as usize,
+            self.wafers_x as usize * self.pes_x as usize,
+            self.wafers_y as usize * self.pes_y as usize,
         )
     }
     /// All PEs of the cluster.
@@ -190,6 +210,8 @@ pub struct ClusterClocks {
     pub costs: Costs,
     /// `T[pe]` of the current step, PEs row-major over the cluster.
     pub clocks: Vec<u64>,
+    /// The previous step's buffer, reused for the next.
+    spare: Vec<u64>,
     pub links: Vec<Link>,
     pub step: u64,
 }
@@ -200,7 +222,28 @@ impl ClusterClocks {
         params.validate()?;
         shape.validate()?;
         let directions = directions(params.method);
+        if let Method::OverlappingGhosts { g } = params.method {
+            if g > shape.n {
+                return Err(invalid!(
+                    "ghosts:{g} is wider than n = {}: allowed g <= n",
+                    shape.n
+                ));
+            }
+        }
         let costs = Costs::new(params, &shape);
+        let largest = [
+            costs.interior + costs.edge,
+            costs.latency_h,
+            costs.latency_v,
+            costs.serialise_h,
+            costs.serialise_v,
+        ];
+        if largest.iter().any(|&t| t >= MAX_COST_TICKS) {
+            return Err(invalid!(
+                "a step or link costs over {} cycles with these parameters: allowed less",
+                MAX_COST_TICKS as f64 / TICKS_PER_CYCLE
+            ));
+        }
         let (kx, ky) = (shape.wafers_x as i64, shape.wafers_y as i64);
         let links = (0..shape.wafer_count())
             .flat_map(|from| directions.iter().map(move |&d| (from, d)))
@@ -234,6 +277,7 @@ impl ClusterClocks {
             method: params.method,
             costs,
             clocks: vec![0; shape.pe_count()],
+            spare: vec![],
             links,
             step: 0,
         })
@@ -266,15 +310,27 @@ impl ClusterClocks {
         let (shape, costs, method, old) = (self.shape, self.costs, self.method, &self.clocks);
         let links = &self.links;
         let (span_x, _) = shape.span();
-        let mut next = vec![0; old.len()];
+        let mut next = std::mem::take(&mut self.spare);
+        next.resize(old.len(), 0);
+        let fast = exchange && method == Method::DomainTranslation;
         next.par_chunks_mut(span_x)
             .enumerate()
             .for_each(|(gy, row)| {
+                let py = gy % shape.pes_y as usize;
                 for (gx, t) in row.iter_mut().enumerate() {
-                    *t = pe_step(&shape, &costs, method, exchange, old, links, gx, gy);
+                    *t = if fast && py > 0 && gx % shape.pes_x as usize > 0 {
+                        // Inside a wafer: left, below and below-left are on-wafer hops.
+                        let (here, below) = (gy * span_x + gx, (gy - 1) * span_x + gx);
+                        let arrival = (old[here - 1] + costs.hop)
+                            .max(old[below] + costs.hop)
+                            .max(old[below - 1] + 2 * costs.hop);
+                        (old[here] + costs.interior).max(arrival) + costs.edge
+                    } else {
+                        pe_step(&shape, &costs, method, exchange, old, links, gx, gy)
+                    };
                 }
             });
-        self.clocks = next;
+        self.spare = std::mem::replace(&mut self.clocks, next);
         if exchange {
             for link in &mut self.links {
                 record_consumed(&shape, &costs, &self.clocks, link);

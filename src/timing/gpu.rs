@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::clocks::{directions, ClusterClocks};
+use super::clocks::{directions, ClusterClocks, Direction};
 use crate::gpu::{shaders, GpuContext};
 use crate::Result;
 
@@ -51,9 +51,23 @@ pub struct GpuClocks {
 }
 
 impl GpuClocks {
-    /// Uploads the model and the clocks of `start` (which must be at step 0).
+    /// Uploads the model of `start`, which must be fresh: at step 0, every link with the
+    /// latency and serialisation of its direction.
     pub fn new(ctx: Arc<GpuContext>, start: &ClusterClocks) -> Result<Self> {
         let (shape, costs) = (start.shape, start.costs);
+        let uniform_links = start.links.iter().all(|l| {
+            let vertical = matches!(l.direction, Direction::Up | Direction::Down);
+            let expected = match vertical {
+                true => (costs.latency_v, costs.serialise_v),
+                false => (costs.latency_h, costs.serialise_h),
+            };
+            (l.latency, l.serialise) == expected
+        });
+        if start.step != 0 || !uniform_links {
+            return Err(crate::invalid!(
+                "the GPU clocks start from a fresh model (step 0, links as the parameters say)"
+            ));
+        }
         let strips: usize = start.links.iter().map(|l| l.arrivals.len()).sum();
         let model = ModelUniform {
             interior: split(costs.interior),

@@ -223,9 +223,10 @@ impl TimingParams {
                 return Err(invalid!("{name} = {v} must be a finite number >= 0"));
             }
         }
-        if self.link_capacity == 0 {
+        if self.link_capacity == 0 || self.link_capacity > MAX_CAPACITY {
             return Err(invalid!(
-                "link_capacity = 0: a link must hold at least 1 package"
+                "link_capacity = {}: allowed 1..={MAX_CAPACITY} packages",
+                self.link_capacity
             ));
         }
         Ok(())
@@ -247,6 +248,9 @@ impl TimingParams {
         1.0 / self.clock_hz
     }
 }
+
+/// Most packages a link may hold (credits are kept per package and strip).
+pub const MAX_CAPACITY: u32 = 1 << 16;
 
 /// Names accepted by [`TimingParams::set`].
 pub const KEYS: [&str; 11] = [

@@ -10,9 +10,15 @@ use super::params::{Method, TimingParams};
 use crate::gpu::GpuContext;
 use crate::Result;
 
-/// Steps per measurement window; the steady state is reached when two windows in a row give
-/// the same ticks per step.
-const WINDOW: u64 = 64;
+/// Shortest measurement window; the steady state is reached when two windows in a row give
+/// the same ticks per step. A window also spans the wafer's larger side, so that a latency
+/// wave has crossed the wafer within it, and a whole number of exchanges.
+const MIN_WINDOW: u64 = 64;
+
+fn window(shape: &ClusterShape, exchange_every: u32) -> u64 {
+    let span = MIN_WINDOW.max(shape.pes_x.max(shape.pes_y) as u64);
+    span.div_ceil(exchange_every as u64) * exchange_every as u64
+}
 
 /// A validated `predict`.
 #[derive(Clone, Debug)]
@@ -123,6 +129,14 @@ fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Pre
     };
     let cpu = ClusterClocks::new(&config.params, simulated)?;
     let costs = cpu.costs;
+    let full_window = window(&simulated, costs.exchange_every);
+    if ctx.is_some() && config.max_steps > u32::MAX as u64 {
+        return Err(crate::invalid!(
+            "max-steps = {} is beyond the GPU clocks' 32-bit step counter: allowed up to {}",
+            config.max_steps,
+            u32::MAX
+        ));
+    }
     let (engine, mut clocks): (String, Box<dyn Clocks>) = match ctx {
         Some(ctx) => (
             format!("GPU: {}", ctx.describe()),
@@ -136,7 +150,7 @@ fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Pre
     let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
     let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None, false);
     while steps < config.max_steps {
-        let window = WINDOW.min(config.max_steps - steps);
+        let window = full_window.min(config.max_steps - steps);
         match &mut sampler {
             Some(sampler) => {
                 for _ in 0..window {
@@ -155,14 +169,13 @@ fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Pre
         let max = clocks.clocks()?.into_iter().max().unwrap_or(0);
         let rate = (max - last_max) as f64 / window as f64;
         last_max = max;
-        if last_rate == Some(rate) && window == WINDOW {
+        if last_rate == Some(rate) && window == full_window {
             steady = true;
             break;
         }
         last_rate = Some(rate);
     }
     let p = &config.params;
-    let n = config.shape.n;
     let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
     let latency_ticks = match p.method {
         // The critical cycle runs diagonally (Table 3 forwards corners): every step it moves
@@ -185,8 +198,10 @@ fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Pre
         steps,
         steady,
         cycles_per_step: last_rate.unwrap_or(0.0) / TICKS_PER_CYCLE,
-        compute_cycles: p.cost.cycles(n),
-        bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64 / TICKS_PER_CYCLE,
+        compute_cycles: (costs.interior + costs.edge) as f64 / TICKS_PER_CYCLE,
+        bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64
+            / costs.exchange_every as f64
+            / TICKS_PER_CYCLE,
         latency_cycles: latency_ticks / TICKS_PER_CYCLE,
         telemetry: sampler.map(Sampler::finish),
         weak_scaling: None,
@@ -346,7 +361,7 @@ impl fmt::Display for Prediction {
         )?;
         writeln!(
             f,
-            "I/O per PE     {} words per step",
+            "I/O per PE     {} words per step (Table 3's package layout)",
             p.io_words_per_pe(s.n)
         )?;
         writeln!(f, "cycles/step    {:.2}", self.cycles_per_step)?;

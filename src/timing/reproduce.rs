@@ -120,10 +120,12 @@ pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Re
     let _ = writeln!(
         report,
         "# Domain translation on a CS-3 cluster: the paper's results from the timing model\n\n\
-         Every number below under *model* comes from `wafer-emu reproduce` running the per-PE \
-         max-plus clocks (DESIGN.md section 2) with the paper's parameters on wafers of {}x{} PEs \
-         (one wafer linked to itself: all wafers of a homogeneous torus keep identical clocks, \
-         which the tests check against full clusters). *Paper* columns are the published values.\n",
+         *Model* rates, cycles and utilisations come from `wafer-emu reproduce` running the per-PE \
+         max-plus clocks (DESIGN.md section 2) to their steady state with the paper's parameters on \
+         wafers of {}x{} PEs, one wafer linked to itself: all wafers of a homogeneous torus keep \
+         identical clocks (the tests check this against full clusters), so cluster figures are one \
+         wafer's rate times the node count. The *bounds*, Figure 3's threshold and Figure 8's \
+         crossover are the formulas stated with them. *Paper* columns are the published values.\n",
         config.pes.0, config.pes.1
     );
     table6(&mut model, &config.out, &mut report, &mut files)?;
@@ -372,7 +374,8 @@ fn figure8(
         .iter()
         .map(|&n| Ok((n, model.run(&params, model.pes, n)?)))
         .collect::<Result<Vec<_>>>()?;
-    let flops = |n: u32, cycles: f64| (9 * n * n) as f64 * params.clock_hz / cycles;
+    let per_point = params.kernel.flops_per_point() as f64;
+    let flops = |n: u32, cycles: f64| per_point * (n * n) as f64 * params.clock_hz / cycles;
     let crossover = preds
         .iter()
         .find(|(_, p)| p.compute_cycles >= p.bandwidth_cycles)
@@ -566,7 +569,7 @@ fn table2(
             }
         }
         let (n, p) = best.expect("swept at least one n");
-        let compute_util = 9.0 * (n * n) as f64 / (p.compute_cycles * 2.0);
+        let compute_util = p.flops_per_pe_step() / (p.compute_cycles * params.peak_flops_per_cycle);
         let multiplier = p.utilisation() / compute_util;
         let _ = writeln!(
             report,
