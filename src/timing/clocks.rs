@@ -312,18 +312,32 @@ impl ClusterClocks {
         let (span_x, _) = shape.span();
         let mut next = std::mem::take(&mut self.spare);
         next.resize(old.len(), 0);
-        let fast = exchange && method == Method::DomainTranslation;
+        let upstream = upstream(method);
+        let (last_x, last_y) = (shape.pes_x as usize - 1, shape.pes_y as usize - 1);
         next.par_chunks_mut(span_x)
             .enumerate()
             .for_each(|(gy, row)| {
                 let py = gy % shape.pes_y as usize;
+                let inner_row = py > 0 && py < last_y;
                 for (gx, t) in row.iter_mut().enumerate() {
-                    *t = if fast && py > 0 && gx % shape.pes_x as usize > 0 {
-                        // Inside a wafer: left, below and below-left are on-wafer hops.
-                        let (here, below) = (gy * span_x + gx, (gy - 1) * span_x + gx);
-                        let arrival = (old[here - 1] + costs.hop)
-                            .max(old[below] + costs.hop)
-                            .max(old[below - 1] + 2 * costs.hop);
+                    let px = gx % shape.pes_x as usize;
+                    *t = if exchange && inner_row && px > 0 && px < last_x {
+                        // Away from the wafer's edges every neighbour is on-wafer hops away.
+                        let here = gy * span_x + gx;
+                        let from = |dx: i64, dy: i64| {
+                            let k = (here as i64 + dy * span_x as i64 + dx) as usize;
+                            old[k] + costs.hop * (dx.abs() + dy.abs()) as u64
+                        };
+                        let arrival = match method {
+                            Method::DomainTranslation => {
+                                from(-1, 0).max(from(0, -1)).max(from(-1, -1))
+                            }
+                            _ => upstream
+                                .iter()
+                                .map(|&(dx, dy)| from(dx, dy))
+                                .max()
+                                .unwrap_or(0),
+                        };
                         (old[here] + costs.interior).max(arrival) + costs.edge
                     } else {
                         pe_step(&shape, &costs, method, exchange, old, links, gx, gy)
@@ -471,20 +485,7 @@ fn pe_step(
         let y = (gy as i64 + dy).rem_euclid(span_y as i64) as usize;
         old[y * span_x + x]
     };
-    // (dx, dy) of the neighbours this method waits for.
-    let upstream: &[(i64, i64)] = match method {
-        Method::DomainTranslation => &[(-1, 0), (0, -1), (-1, -1)],
-        _ => &[
-            (-1, 0),
-            (0, -1),
-            (-1, -1),
-            (1, 0),
-            (0, 1),
-            (1, 1),
-            (-1, 1),
-            (1, -1),
-        ],
-    };
+    let upstream = upstream(method);
     let mut arrival = 0;
     for &(dx, dy) in upstream {
         let crosses_x = (dx < 0 && px == 0) || (dx > 0 && px == last_x);
@@ -497,6 +498,24 @@ fn pe_step(
         arrival = arrival.max(t);
     }
     (own + costs.interior).max(arrival) + costs.edge
+}
+
+/// `(dx, dy)` of the neighbours a PE waits for: left, below and below-left for domain
+/// translation, all eight for the methods that exchange both ways.
+fn upstream(method: Method) -> &'static [(i64, i64)] {
+    match method {
+        Method::DomainTranslation => &[(-1, 0), (0, -1), (-1, -1)],
+        _ => &[
+            (-1, 0),
+            (0, -1),
+            (-1, -1),
+            (1, 0),
+            (0, 1),
+            (1, 1),
+            (-1, 1),
+            (1, -1),
+        ],
+    }
 }
 
 /// Directions of the links each wafer sends on, in link order.
