@@ -559,7 +559,15 @@ fn table2(
         params.link_bandwidth_bps = 1e30;
         params.method = method;
         let mut best: Option<(u32, Prediction)> = None;
-        for n in [1, 2, 4, 8, 16, 32, 64] {
+        // Ghosts wider than a PE's points would reach past the nearest neighbours.
+        let narrowest = match method {
+            Method::OverlappingGhosts { g } => g,
+            _ => 1,
+        };
+        for n in [1, 2, 4, 8, 16, 32, 64]
+            .into_iter()
+            .filter(|&n| n >= narrowest)
+        {
             let p = model.run(&params, model.pes, n)?;
             if best
                 .as_ref()
