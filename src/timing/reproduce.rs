@@ -606,7 +606,7 @@ fn table2(
         report,
         "\nA multiplier of 1 means the links cost the method nothing at its top speed. Domain \
          translation's is below 1 only where the wafer is too narrow for the latency at n = 1 \
-         (a link's 10 us spread over 744 and 1116 PEs is more than the tiny interior work); static \
+         (a link's 10 us spread over the wafer's width and height is more than the tiny interior work); static \
          decomposition waits a link latency every step, and overlapping ghosts wait every `g` steps \
          and redo the ghost volume.\n"
     );
