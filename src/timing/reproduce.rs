@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::clocks::ClusterShape;
 use super::params::{Method, TimingParams};
@@ -89,17 +89,33 @@ fn unconstrained(mut p: TimingParams) -> TimingParams {
     p
 }
 
-/// Writes a CSV and returns its path.
-fn csv(dir: &Path, name: &str, header: &str, rows: &[String]) -> Result<PathBuf> {
-    let path = dir.join(name);
-    write_atomic(&path, format!("{header}\n{}\n", rows.join("\n")).as_bytes())?;
-    Ok(path)
+/// The report being written: its folder, its Markdown text and the files written so far.
+struct Output {
+    dir: PathBuf,
+    text: String,
+    files: Vec<PathBuf>,
 }
 
-fn png(dir: &Path, name: &str, plot: &Plot) -> Result<PathBuf> {
-    let path = dir.join(name);
-    write_atomic(&path, &plot.png()?)?;
-    Ok(path)
+impl Output {
+    /// Writes a CSV into the folder.
+    fn csv(&mut self, name: &str, header: &str, rows: &[String]) -> Result<()> {
+        self.write(
+            name,
+            format!("{header}\n{}\n", rows.join("\n")).into_bytes(),
+        )
+    }
+
+    /// Writes a plot into the folder.
+    fn png(&mut self, name: &str, plot: &Plot) -> Result<()> {
+        self.write(name, plot.png()?)
+    }
+
+    fn write(&mut self, name: &str, bytes: Vec<u8>) -> Result<()> {
+        let path = self.dir.join(name);
+        write_atomic(&path, &bytes)?;
+        self.files.push(path);
+        Ok(())
+    }
 }
 
 fn steps_per_s(params: &TimingParams, cycles: f64) -> f64 {
@@ -115,10 +131,13 @@ pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Re
         cache: HashMap::new(),
         progress,
     };
-    let mut report = String::new();
-    let mut files = vec![];
+    let mut out = Output {
+        dir: config.out.clone(),
+        text: String::new(),
+        files: vec![],
+    };
     let _ = writeln!(
-        report,
+        out.text,
         "# Domain translation on a CS-3 cluster: the paper's results from the timing model\n\n\
          *Model* rates, cycles and utilisations come from `wafer-emu reproduce` running the per-PE \
          max-plus clocks (DESIGN.md section 2) to their steady state with the paper's parameters on \
@@ -128,31 +147,25 @@ pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Re
          crossover are the formulas stated with them. *Paper* columns are the published values.\n",
         config.pes.0, config.pes.1
     );
-    table6(&mut model, &config.out, &mut report, &mut files)?;
-    figure3(&mut model, &config.out, &mut report, &mut files)?;
-    figure7(&mut model, &config.out, &mut report, &mut files)?;
-    figure8(&mut model, &config.out, &mut report, &mut files)?;
-    figure9(&mut model, &config.out, &mut report, &mut files)?;
-    table2(&mut model, &config.out, &mut report, &mut files)?;
-    headline(&mut model, &mut report)?;
-    let path = config.out.join("report.md");
-    write_atomic(&path, report.as_bytes())?;
-    files.push(path);
-    Ok(files)
+    table6(&mut model, &mut out)?;
+    figure3(&mut model, &mut out)?;
+    figure7(&mut model, &mut out)?;
+    figure8(&mut model, &mut out)?;
+    figure9(&mut model, &mut out)?;
+    table2(&mut model, &mut out)?;
+    headline(&mut model, &mut out)?;
+    let text = std::mem::take(&mut out.text);
+    out.write("report.md", text.into_bytes())?;
+    Ok(out.files)
 }
 
-fn table6(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn table6(model: &mut Model, out: &mut Output) -> Result<()> {
     let published = [
         (KernelKind::Heat5, 0.67, 0.67),
         (KernelKind::Heat9, 0.91, 0.88),
     ];
     let _ = writeln!(
-        report,
+        out.text,
         "## Table 6: cycles, utilisation and I/O per step\n\n\
          Single node without external I/O (links with no latency and unlimited bandwidth), as the \
          paper's fits were made. Utilisation is the fraction of 2 FLOP/cycle.\n\n\
@@ -170,7 +183,7 @@ fn table6(
                 "-".into()
             };
             let _ = writeln!(
-                report,
+                out.text,
                 "| {} | {n} | {:.2} | {:.2} | {:.1} % | {paper_util} | {io} | {} |",
                 kernel.name(),
                 p.cycles_per_step,
@@ -190,7 +203,7 @@ fn table6(
         let limit =
             kernel.flops_per_point() as f64 / (params.cost.a2 * params.peak_flops_per_cycle);
         let _ = writeln!(
-            report,
+            out.text,
             "| {} | n -> inf | | | {:.1} % (FLOPs / 2 a2) | {:.0} % | | |",
             kernel.name(),
             100.0 * limit,
@@ -198,17 +211,16 @@ fn table6(
         );
     }
     let _ = writeln!(
-        report,
+        out.text,
         "\nThe model's cycles per step equal `f(n)` exactly: without a network the clocks add nothing \
          to the fitted cost. Its I/O, counted from the real package layout (a PE's comm layer, \
          `(n+2)^2 - n^2` cells), equals Table 6's `4n+4`.\n"
     );
-    files.push(csv(
-        dir,
+    out.csv(
         "table6.csv",
         "code,n,model_cycles_per_step,paper_f_n,model_utilisation,model_io_words,paper_io_words",
         &rows,
-    )?);
+    )?;
     Ok(())
 }
 
@@ -233,14 +245,9 @@ fn bound_series(
     ]
 }
 
-fn figure3(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn figure3(model: &mut Model, out: &mut Output) -> Result<()> {
     let _ = writeln!(
-        report,
+        out.text,
         "## Figure 3: step rate against points per core\n\n\
          heat5 at 0.75 GHz on wafers of 64 x 64 PEs (small enough for latency to show), with the \
          paper's 10 us links and with 1 ms links (clusters in different cities, as the paper's \
@@ -274,9 +281,9 @@ fn figure3(
         if let Some(t) = threshold {
             plot.markers.push((t as f64, format!("threshold {t}")));
         }
-        files.push(png(dir, &format!("figure3_{tag}.png"), &plot)?);
+        out.png(&format!("figure3_{tag}.png"), &plot)?;
         let _ = writeln!(
-            report,
+        out.text,
             "![Figure 3, {tag}](figure3_{tag}.png)\n\nWith {tag} links the latency stops limiting at {} points per core; the model's rate then follows the tighter of compute and bandwidth.\n",
             threshold.map_or("no swept".into(), |t| t.to_string())
         );
@@ -291,27 +298,21 @@ fn figure3(
             ));
         }
     }
-    files.push(csv(
-        dir,
+    out.csv(
         "figure3.csv",
         "links,points_per_core,model_steps_per_s,compute_bound,bandwidth_bound,latency_bound",
         &rows,
-    )?);
+    )?;
     Ok(())
 }
 
-fn figure7(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn figure7(model: &mut Model, out: &mut Output) -> Result<()> {
     let nodes = [(2, 2), (4, 4), (4, 6), (6, 10)];
     let params = paper(KernelKind::Heat5, 0.75);
     let mut rows = vec![];
     let mut series = vec![];
     let _ = writeln!(
-        report,
+        out.text,
         "## Figure 7: weak scaling, 4 to 60 nodes\n\nheat5 at 0.75 GHz.\n\n| n | steps/s (model, every node count) | efficiency 4 -> 60 nodes (model) | paper |\n|---|---|---|---|"
     );
     for n in [2, 4, 8, 16, 32, 64] {
@@ -331,7 +332,7 @@ fn figure7(
             _ => "-",
         };
         let _ = writeln!(
-            report,
+            out.text,
             "| {n} | {:.4e} | {:.4} % | {paper} |",
             points[0].1,
             100.0 * efficiency
@@ -351,10 +352,10 @@ fn figure7(
         series,
         markers: vec![],
     };
-    files.push(png(dir, "figure7.png", &plot)?);
-    files.push(csv(dir, "figure7.csv", "n,nodes,model_steps_per_s", &rows)?);
+    out.png("figure7.png", &plot)?;
+    out.csv("figure7.csv", "n,nodes,model_steps_per_s", &rows)?;
     let _ = writeln!(
-        report,
+        out.text,
         "\n![Figure 7](figure7.png)\n\nThe model scales perfectly: on a homogeneous torus every wafer keeps the same clocks \
          whatever the node count (the tests compare the one-wafer shortcut with full clusters clock by clock). \
          The paper's 98.8 % to 99.9998 % measure what the model leaves out: per-node differences in clocks, \
@@ -363,12 +364,7 @@ fn figure7(
     Ok(())
 }
 
-fn figure8(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
     let params = paper(KernelKind::Heat5, 0.75);
     let preds = NS
         .iter()
@@ -424,7 +420,7 @@ fn figure8(
         series,
         markers,
     };
-    files.push(png(dir, "figure8.png", &plot)?);
+    out.png("figure8.png", &plot)?;
     let rows: Vec<String> = preds
         .iter()
         .map(|(n, p)| {
@@ -437,14 +433,13 @@ fn figure8(
             )
         })
         .collect();
-    files.push(csv(
-        dir,
+    out.csv(
         "figure8.csv",
         "points_per_core,model_flop_per_core_s,compute_bound,io_bound",
         &rows,
-    )?);
+    )?;
     let _ = writeln!(
-        report,
+        out.text,
         "## Figure 8: FLOP/core/s against points per core\n\n![Figure 8](figure8.png)\n\n\
          | | model | paper |\n|---|---|---|\n\
          | compute/I-O crossover (points per core, first swept value past it) | {} | about 256 |\n\
@@ -476,12 +471,7 @@ fn crossover_note(crossover: Option<u32>) -> String {
     }
 }
 
-fn figure9(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn figure9(model: &mut Model, out: &mut Output) -> Result<()> {
     let params = paper(KernelKind::Heat5, 0.75);
     let pes_per_node = (model.pes.0 * model.pes.1) as f64;
     let nodes = [4u32, 8, 16, 32, 64, 128];
@@ -513,15 +503,14 @@ fn figure9(
         series,
         markers: vec![],
     };
-    files.push(png(dir, "figure9.png", &plot)?);
-    files.push(csv(
-        dir,
+    out.png("figure9.png", &plot)?;
+    out.csv(
         "figure9.csv",
         "total_points,nodes,n,model_steps_per_s",
         &rows,
-    )?);
+    )?;
     let _ = writeln!(
-        report,
+        out.text,
         "## Figure 9 (top): strong scaling, 4 to 128 nodes\n\n![Figure 9](figure9.png)\n\n\
          Each problem keeps its total size; `n` is rounded to a whole number of points per PE side, so \
          the curves step where the rounding does. Rates grow with the node count while compute-bound \
@@ -530,14 +519,9 @@ fn figure9(
     Ok(())
 }
 
-fn table2(
-    model: &mut Model,
-    dir: &Path,
-    report: &mut String,
-    files: &mut Vec<PathBuf>,
-) -> Result<()> {
+fn table2(model: &mut Model, out: &mut Output) -> Result<()> {
     let _ = writeln!(
-        report,
+        out.text,
         "## Table 2: the methods at their top speed\n\n\
          heat5, 0.75 GHz, 10 us links, bandwidth unlimited (Table 2 is about latency). For each method \
          the `n` with the most steps per second, the utilisation there, and its ratio to the \
@@ -582,7 +566,7 @@ fn table2(
             p.flops_per_pe_step() / (params.cost.cycles(n) * params.peak_flops_per_cycle);
         let multiplier = p.utilisation() / compute_util;
         let _ = writeln!(
-            report,
+            out.text,
             "| {} | {limit} | {n} | {:.4e} | {:.1} % | {:.3} | {published} |",
             method.name(),
             p.steps_per_second(),
@@ -596,14 +580,13 @@ fn table2(
             p.utilisation()
         ));
     }
-    files.push(csv(
-        dir,
+    out.csv(
         "table2.csv",
         "method,best_n,steps_per_s,utilisation,multiplier",
         &rows,
-    )?);
+    )?;
     let _ = writeln!(
-        report,
+        out.text,
         "\nA multiplier of 1 means the links cost the method nothing at its top speed. Domain \
          translation's is below 1 only where the wafer is too narrow for the latency at n = 1 \
          (a link's 10 us spread over the wafer's width and height is more than the tiny interior work); static \
@@ -613,7 +596,7 @@ fn table2(
     Ok(())
 }
 
-fn headline(model: &mut Model, report: &mut String) -> Result<()> {
+fn headline(model: &mut Model, out: &mut Output) -> Result<()> {
     let fast = on_cluster(
         &model.run(&paper(KernelKind::Heat5, 0.75), model.pes, 2)?,
         (8, 8),
@@ -623,7 +606,7 @@ fn headline(model: &mut Model, report: &mut String) -> Result<()> {
         (8, 8),
     );
     let _ = writeln!(
-        report,
+        out.text,
         "## Headline figures (64 nodes)\n\n| figure | model | paper | model / paper |\n|---|---|---|---|\n\
          | steps/s, heat5, n = 2, 0.75 GHz | {:.4e} | 1.6e6 | {:.3} |\n\
          | % of peak, heat9, n = 64, 1.2 GHz | {:.1} % | 88 % | {:.3} |\n\
