@@ -70,13 +70,7 @@ fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
         p: g.p,
     };
     let params = TimingParams::paper(problem.kernel);
-    let config = PredictConfig {
-        params,
-        shape,
-        full: false,
-        max_steps: 4096,
-        telemetry: None,
-    };
+    let config = PredictConfig::shortcut(params, shape, 4096);
     Ok(Some(timing::predict(&config, None)?))
 }
 

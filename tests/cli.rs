@@ -13,6 +13,17 @@ fn wafer_emu(args: &[&str]) -> Output {
         .expect("runs")
 }
 
+/// Runs, expects success and returns stdout.
+fn succeeds(args: &[&str]) -> String {
+    let out = wafer_emu(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wafer-emu-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -202,7 +213,7 @@ fn a_wafer_too_large_for_the_adapter_is_refused() {
 #[test]
 fn a_run_writes_fields_and_summary() {
     let out = scratch("good");
-    let res = wafer_emu(&[
+    let stdout = succeeds(&[
         "run",
         "heat9",
         "--pes",
@@ -219,12 +230,6 @@ fn a_run_writes_fields_and_summary() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let stdout = String::from_utf8_lossy(&res.stdout);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
     for needle in [
         "12 x 8 = 96 points",
         "17 FLOPs",
@@ -263,7 +268,7 @@ fn a_run_writes_fields_and_summary() {
 
 #[test]
 fn the_global_engine_runs_and_checks_against_the_wafer() {
-    let out = wafer_emu(&[
+    let stdout = succeeds(&[
         "run",
         "heat5",
         "--pes",
@@ -277,12 +282,6 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
         "--check",
         "--no-output",
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         stdout.contains("engine        global-grid")
             && stdout.contains("bit-identical to the emulated wafer"),
@@ -292,15 +291,9 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
 
 #[test]
 fn bench_reports_every_variant_with_ratios() {
-    let out = wafer_emu(&[
+    let stdout = succeeds(&[
         "bench", "heat9", "--grid", "48", "--n", "4,16", "--steps", "2", "--reps", "1",
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     for needle in [
         "CPU copy (memory ceiling)",
         "CPU emulated wafer 12x12 PEs, n = 4",
@@ -341,7 +334,7 @@ fn predict_writes_telemetry() {
     let dir = scratch("telemetry");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("clocks.npy");
-    let out = wafer_emu(&[
+    let stdout = succeeds(&[
         "predict",
         "heat9",
         "--wafers",
@@ -360,12 +353,6 @@ fn predict_writes_telemetry() {
         "--sample-stride",
         "4",
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         stdout.contains("cycles/step") && stdout.contains("utilisation"),
         "{stdout}"
@@ -383,18 +370,13 @@ fn predict_writes_telemetry() {
 #[test]
 fn reproduce_writes_tables_figures_and_report() {
     let dir = scratch("reproduce");
-    let out = wafer_emu(&[
+    succeeds(&[
         "reproduce",
         "--pes",
         "24x36",
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     for name in [
         "table6.csv",
         "table2.csv",

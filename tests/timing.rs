@@ -212,13 +212,7 @@ fn paper_prediction(kernel: KernelKind, n: u32, clock_ghz: f64) -> wafer_emu::ti
         n,
         p: 1,
     };
-    let config = PredictConfig {
-        params,
-        shape,
-        full: false,
-        max_steps: 4096,
-        telemetry: None,
-    };
+    let config = PredictConfig::shortcut(params, shape, 4096);
     wafer_emu::timing::predict(&config, None).unwrap()
 }
 
@@ -283,13 +277,7 @@ fn predict_waits_for_the_latency_wave_to_cross_the_wafer() {
     let mut params = TimingParams::paper(KernelKind::Heat5);
     params.link_bandwidth_bps = 1e30;
     let wide = shape((1, 1), (300, 300), 1);
-    let config = PredictConfig {
-        params: params.clone(),
-        shape: wide,
-        full: false,
-        max_steps: 20_000,
-        telemetry: None,
-    };
+    let config = PredictConfig::shortcut(params.clone(), wide, 20_000);
     let prediction = wafer_emu::timing::predict(&config, None).unwrap();
     assert!(prediction.steady);
     let mut clocks = ClusterClocks::new(&params, wide).unwrap();

@@ -34,6 +34,19 @@ pub struct PredictConfig {
     pub telemetry: Option<TelemetryPlan>,
 }
 
+impl PredictConfig {
+    /// One self-linked wafer standing for `shape`, no telemetry, up to `max_steps` steps.
+    pub fn shortcut(params: TimingParams, shape: ClusterShape, max_steps: u64) -> Self {
+        Self {
+            params,
+            shape,
+            full: false,
+            max_steps,
+            telemetry: None,
+        }
+    }
+}
+
 /// Which clocks to sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TelemetryPlan {

@@ -54,13 +54,7 @@ impl Model {
             p: 1,
         };
         let prediction = predict(
-            &PredictConfig {
-                params: params.clone(),
-                shape,
-                full: false,
-                max_steps: 20_000,
-                telemetry: None,
-            },
+            &PredictConfig::shortcut(params.clone(), shape, 20_000),
             None,
         )?;
         self.cache.insert(key, prediction.clone());
