@@ -31,3 +31,24 @@ struct Weights {
 fn linear_id(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * groups.x * WORKGROUP;
 }
+
+// ClusterGeometry (src/cluster) as the shaders see it.
+struct Cluster {
+    wafers_x: u32,
+    wafers_y: u32,
+    width: u32,       // W: points along a wafer's x side
+    height: u32,      // H
+    ring: u32,        // package slots per link
+    up_cells: u32,    // W * w
+    right_cells: u32, // w * (H + w)
+    wafer_cells: u32, // SRAM cells per wafer and field
+}
+
+// What one dispatch covers: the device's wafers [first, first + count), all holding the
+// state `step` (modulo 2 * ring). Bound at a dynamic offset in group 1.
+struct Dispatch {
+    first: u32,
+    count: u32,
+    step: u32,
+    _pad: u32,
+}

@@ -1,4 +1,5 @@
-// Table 3's compute on every PE: y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
+// Table 3's compute on every PE of the dispatch's wafers: y[i+w][j+w] = S(x)[i+p][j+p] over
+// the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
 // values and stores BLOCK_COLS. The per-cell maths `stencil_point` comes from the kernel's file.
@@ -7,6 +8,7 @@
 @group(0) @binding(1) var<uniform> weights: Weights;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(1) @binding(0) var<uniform> dispatch: Dispatch;
 
 // Values k - 1 .. k + BLOCK_COLS of x. Past the end of a row they come from the next row (or
 // the spare tail after the last block): their results are never stored.
@@ -21,10 +23,11 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let rows = wafer.rows_per_thread;
     let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
     let per_pe = col_blocks * ((n + rows - 1u) / rows);
-    let pe = id / per_pe;
-    if pe >= wafer.pes_x * wafer.pes_y {
+    let pes = wafer.pes_x * wafer.pes_y;
+    if id / per_pe >= dispatch.count * pes {
         return;
     }
+    let pe = dispatch.first * pes + id / per_pe;
     let j0 = id % col_blocks * BLOCK_COLS;
     let i0 = (id % per_pe) / col_blocks * rows;
     let i1 = min(i0 + rows, n);

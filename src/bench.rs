@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuWafer;
 use crate::engine::EngineRequest;
 use crate::field::InitialCondition;
-use crate::gpu::{CopyKernel, GpuContext, GpuGlobal, GpuWafer};
+use crate::gpu::{CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
 use crate::kernels::{HeatCoefficients, KernelKind};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -33,6 +34,10 @@ pub struct BenchConfig {
     pub engine: EngineRequest,
     /// Also time the CPU backend.
     pub cpu: bool,
+    /// Also time the same grid as a cluster of this many wafers (`(1, 1)`: no cluster rows).
+    pub wafers: (u32, u32),
+    /// Devices for an extra multi-device cluster row (1: none).
+    pub devices: u32,
 }
 
 impl BenchConfig {
@@ -52,9 +57,25 @@ impl BenchConfig {
                     self.grid
                 ));
             }
-            WaferGeometry::new(self.grid / n, self.grid / n, n, 1)?;
+            self.cluster(n)?;
         }
-        Ok(())
+        Placement {
+            devices: self.devices,
+            ..Placement::default()
+        }
+        .validate(&self.cluster(self.ns[0])?)
+    }
+
+    /// The grid at `n` points per PE as a cluster of `self.wafers` wafers.
+    fn cluster(&self, n: u32) -> Result<ClusterGeometry> {
+        let pes = self.grid / n;
+        let (wx, wy) = self.wafers;
+        if wx == 0 || wy == 0 || !pes.is_multiple_of(wx) || !pes.is_multiple_of(wy) {
+            return Err(invalid!(
+                "{wx}x{wy} wafers must divide the {pes}x{pes} PEs of the grid at n = {n}"
+            ));
+        }
+        ClusterGeometry::new(wx, wy, WaferGeometry::new(pes / wx, pes / wy, n, 1)?)
     }
 }
 
@@ -110,6 +131,9 @@ pub fn variants(
     let mut variants = vec![];
     if let Some(ctx) = &ctx {
         add_gpu_variants(&mut variants, ctx, &problems)?;
+        if config.wafers != (1, 1) {
+            add_cluster_variants(&mut variants, ctx, config)?;
+        }
     }
     if config.cpu || ctx.is_none() {
         add_cpu_variants(&mut variants, &problems, config.grid)?;
@@ -160,6 +184,39 @@ fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
     Problem::new(config.kernel, HeatCoefficients::default(), geometry, init)
 }
 
+/// The grid as a cluster on one device and, when asked, on several.
+fn add_cluster_variants(
+    variants: &mut Vec<Variant>,
+    ctx: &Arc<GpuContext>,
+    config: &BenchConfig,
+) -> Result<()> {
+    for &n in &config.ns {
+        let cluster = config.cluster(n)?;
+        let init = InitialCondition::Random { seed: 1 };
+        let problem = Problem::new(config.kernel, HeatCoefficients::default(), cluster, init)?;
+        let mut devices = vec![1];
+        if config.devices > 1 {
+            devices.push(config.devices);
+        }
+        for d in devices {
+            let placement = Placement {
+                devices: d,
+                ..Placement::default()
+            };
+            let g = cluster.wafer;
+            let name = format!(
+                "GPU cluster {}x{} of {}x{} PEs, n = {}, {d} dev",
+                cluster.wafers_x, cluster.wafers_y, g.pes_x, g.pes_y, n
+            );
+            variants.push(stepper(
+                name,
+                GpuCluster::new(ctx.clone(), &problem, &placement)?,
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn stepper(name: String, mut sim: impl Simulator + 'static) -> Variant<'static> {
     Variant::new(name, move |steps| sim.advance(steps))
 }
@@ -187,7 +244,7 @@ fn add_gpu_variants(
     for problem in problems {
         variants.push(stepper(
             wafer_name("GPU", &problem.geometry),
-            GpuWafer::new(ctx.clone(), problem)?,
+            GpuCluster::new(ctx.clone(), problem, &Placement::default())?,
         ));
     }
     Ok(())
@@ -237,8 +294,8 @@ impl fmt::Display for BenchReport {
         )?;
         writeln!(
             f,
-            "{:<44} {:>12} {:>9} {:>9} {:>9}",
-            "variant", "G upd/s", "GB/s", "/ceiling", "/global"
+            "{:<48} {:>9} {:>7} {:>9} {:>8} {:>7}",
+            "variant", "G upd/s", "GB/s", "/ceiling", "/global", "/wafer"
         )?;
         let global = self.rate("GPU global");
         for row in &self.rows {
@@ -250,19 +307,29 @@ impl fmt::Display for BenchReport {
             let ratio = |base: Option<f64>| {
                 base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b))
             };
-            let vs_global = if row.name.starts_with("GPU emulated") {
-                ratio(global)
-            } else {
-                "-".into()
+            let emulated =
+                row.name.starts_with("GPU emulated") || row.name.starts_with("GPU cluster");
+            let vs_global = if emulated { ratio(global) } else { "-".into() };
+            // A cluster row against the one big wafer of the same n.
+            let vs_wafer = match row.name.split_once(", n = ") {
+                Some((_, rest)) if row.name.starts_with("GPU cluster") => {
+                    let n = rest.split(',').next().unwrap_or(rest);
+                    let wafer = self.rows.iter().find(|r| {
+                        r.name.starts_with("GPU emulated") && r.name.ends_with(&format!("n = {n}"))
+                    });
+                    ratio(wafer.map(|r| r.updates_per_second))
+                }
+                _ => "-".into(),
             };
             writeln!(
                 f,
-                "{:<44} {:>12.3} {:>9.2} {:>9} {:>9}",
+                "{:<48} {:>9.3} {:>7.2} {:>9} {:>8} {:>7}",
                 row.name,
                 row.updates_per_second / 1e9,
                 row.updates_per_second * BYTES_PER_UPDATE / 1e9,
                 ratio(ceiling),
-                vs_global
+                vs_global,
+                vs_wafer
             )?;
         }
         write!(

@@ -1,12 +1,15 @@
 //! Command-line arguments, and their conversion into validated configurations in one place.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::BenchConfig;
+use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
 use crate::engine::{EngineKind, EngineRequest};
 use crate::field::InitialCondition;
+use crate::gpu::Placement;
 use crate::kernels::{HeatCoefficients, KernelKind};
 use crate::model::Problem;
 use crate::run::RunConfig;
@@ -98,7 +101,7 @@ impl EngineArgs {
 pub struct RunArgs {
     /// Kernel: heat5 or heat9
     pub kernel: String,
-    /// PEs of the wafer, WxH (or one number for a square)
+    /// PEs of each wafer, WxH (or one number for a square)
     #[arg(long, default_value = "64x64", value_parser = parse_pes)]
     pub pes: (u32, u32),
     /// Grid points per PE side (each PE owns n x n points)
@@ -131,7 +134,62 @@ pub struct RunArgs {
     #[arg(long)]
     pub check: bool,
     #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Also write the summary and the link statistics as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+/// The cluster: wafers, their links, and the devices they run on.
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Wafers of the cluster, WxH, each with --pes PEs, joined on a torus by links
+    #[arg(long, default_value = "1x1", value_parser = parse_pes)]
+    pub wafers: (u32, u32),
+    /// Delay of every link, in rounds (one round = one step of an unhindered wafer)
+    #[arg(long, default_value_t = LinkSpec::default().delay)]
+    pub link_delay: u32,
+    /// Capacity of every link, in packages (0 cannot progress and is reported)
+    #[arg(long, default_value_t = LinkSpec::default().capacity)]
+    pub link_capacity: u32,
+    /// One link's own delay and capacity, WX,WY,right|up:delay=D,capacity=C (repeatable)
+    #[arg(long = "link", value_name = "SPEC")]
+    pub links: Vec<String>,
+    /// Devices to spread the wafers over, each with its own queue and thread (several
+    /// adapters of the same kind are used in turn)
+    #[arg(long, default_value_t = 1)]
+    pub devices: u32,
+    /// Seconds a device thread waits for a package or link room before it reports a hang
+    #[arg(long, default_value_t = 60.0)]
+    pub link_timeout: f64,
+}
+
+impl ClusterArgs {
+    /// The cluster of wafers of `wafer`, its links, and the placement.
+    fn config(&self, wafer: WaferGeometry) -> Result<(ClusterGeometry, LinkConfig, Placement)> {
+        let cluster = ClusterGeometry::new(self.wafers.0, self.wafers.1, wafer)?;
+        let mut links = LinkConfig::uniform(self.link_delay, self.link_capacity);
+        for spec in &self.links {
+            let parsed = links.parse_override(spec)?;
+            links.overrides.push(parsed);
+        }
+        links.resolve(&cluster)?;
+        if !(self.link_timeout > 0.0 && self.link_timeout <= 86_400.0) {
+            return Err(invalid!(
+                "link-timeout = {} s is out of range: allowed (0, 86400]",
+                self.link_timeout
+            ));
+        }
+        let placement = Placement {
+            devices: self.devices,
+            timeout: Duration::from_secs_f64(self.link_timeout),
+            jitter: None,
+        };
+        placement.validate(&cluster)?;
+        Ok((cluster, links, placement))
+    }
 }
 
 /// The heat equation u' = A u_xx + C u_yy + D u_x + E u_y, forward Euler with step dt.
@@ -174,6 +232,12 @@ pub struct BenchArgs {
     /// Skip the CPU backend
     #[arg(long)]
     pub no_cpu: bool,
+    /// Also time the grid as a cluster of WxH wafers (one device, and --devices)
+    #[arg(long, default_value = "1x1", value_parser = parse_pes)]
+    pub wafers: (u32, u32),
+    /// Devices for the multi-device cluster row
+    #[arg(long, default_value_t = 1)]
+    pub devices: u32,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -202,19 +266,24 @@ impl RunArgs {
             e: h.e,
             dt: h.dt,
         };
+        let (cluster, links, placement) = self.cluster.config(geometry)?;
         let problem = Problem::new(
             kernel,
             coefficients,
-            geometry,
+            cluster,
             InitialCondition::parse(&self.init)?,
-        )?;
+        )?
+        .with_links(links)?;
         if self.snapshot_every == Some(0) {
             return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));
         }
+        let mut engine = self.engine.request()?;
+        engine.placement = placement;
         Ok(RunConfig {
             problem,
             steps: self.steps,
-            engine: self.engine.request()?,
+            engine,
+            json: self.json.clone(),
             engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: (!self.no_output).then(|| self.out.clone()),
             snapshot_every: self.snapshot_every,
@@ -234,6 +303,8 @@ impl BenchArgs {
             reps: self.reps,
             engine: self.engine.request()?,
             cpu: !self.no_cpu,
+            wafers: self.wafers,
+            devices: self.devices,
         };
         config.validate()?;
         Ok(config)

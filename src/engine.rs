@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use crate::cpu::{CpuGlobal, CpuWafer};
-use crate::gpu::{parse_backend, AdapterRequest, GpuContext, GpuGlobal, GpuWafer, NATIVE_BACKENDS};
+use crate::gpu::{
+    parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, NATIVE_BACKENDS,
+};
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
 
@@ -25,6 +27,8 @@ pub struct EngineRequest {
     pub backend: BackendChoice,
     /// Case-insensitive substring of the adapter name.
     pub adapter: Option<String>,
+    /// How a cluster spreads over devices.
+    pub placement: Placement,
 }
 
 impl EngineRequest {
@@ -41,7 +45,11 @@ impl EngineRequest {
         let adapter = adapter
             .map(str::to_owned)
             .or_else(|| env("WGPU_ADAPTER_NAME"));
-        Ok(Self { backend, adapter })
+        Ok(Self {
+            backend,
+            adapter,
+            placement: Placement::default(),
+        })
     }
 
     /// Opens the GPU context this request names; `Ok(None)` means: use the CPU backend.
@@ -108,14 +116,18 @@ impl EngineKind {
     }
 }
 
-/// The engine of `kind` on the context's adapter, or on the CPU without one.
+/// The engine of `kind` on the context's adapter (the cluster placed as `placement` says), or
+/// on the CPU without one.
 pub fn simulator(
     kind: EngineKind,
     ctx: Option<&Arc<GpuContext>>,
     problem: &Problem,
+    placement: &Placement,
 ) -> Result<Box<dyn Simulator>> {
     Ok(match (kind, ctx) {
-        (EngineKind::Wafer, Some(ctx)) => Box::new(GpuWafer::new(ctx.clone(), problem)?),
+        (EngineKind::Wafer, Some(ctx)) => {
+            Box::new(GpuCluster::new(ctx.clone(), problem, placement)?)
+        }
         (EngineKind::Wafer, None) => Box::new(CpuWafer::new(problem)?),
         (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),

@@ -25,6 +25,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The cluster's configuration cannot progress (a link of capacity 0, a deadlock); the
+    /// message names the wafer, the link and the step.
+    #[error("{0}")]
+    Deadlock(String),
+    /// A wafer waited past the time limit for a package or a device (a lost or hung device);
+    /// the message names the wafer, the link and the step.
+    #[error("{0}")]
+    Timeout(String),
     /// Encoding an output (PNG) failed.
     #[error("cannot encode {0}")]
     Encode(String),
@@ -36,7 +44,11 @@ impl Error {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            Error::InvalidInput(_) | Error::TooLarge(_) | Error::NoAdapter(_) | Error::Io { .. }
+            Error::InvalidInput(_)
+                | Error::TooLarge(_)
+                | Error::NoAdapter(_)
+                | Error::Io { .. }
+                | Error::Deadlock(_)
         )
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cluster;
 pub mod cpu;
 pub mod engine;
 pub mod error;

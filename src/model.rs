@@ -1,16 +1,21 @@
 //! What to simulate (kernel, coefficients, wafer, initial condition) and the common interface
 //! of the engines that run it.
 
+use crate::cluster::{ClusterGeometry, LinkConfig, LinkStats};
 use crate::field::{GlobalField, InitialCondition};
 use crate::kernels::{HeatCoefficients, KernelKind, Weights};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
 /// A fully validated problem.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
     pub kernel: KernelKind,
     pub coefficients: HeatCoefficients,
+    /// The wafers and their links.
+    pub cluster: ClusterGeometry,
+    pub links: LinkConfig,
+    /// All the cluster's PEs as one wafer: the global grid.
     pub geometry: WaferGeometry,
     pub init: InitialCondition,
 }
@@ -20,9 +25,11 @@ impl Problem {
     pub fn new(
         kernel: KernelKind,
         coefficients: HeatCoefficients,
-        geometry: WaferGeometry,
+        cluster: impl Into<ClusterGeometry>,
         init: InitialCondition,
     ) -> Result<Self> {
+        let cluster = cluster.into();
+        let geometry = cluster.whole()?;
         kernel.check_p(geometry.p)?;
         coefficients.validate()?;
         let weights = kernel.weights(&coefficients);
@@ -38,9 +45,18 @@ impl Problem {
         Ok(Self {
             kernel,
             coefficients,
+            cluster,
+            links: LinkConfig::default(),
             geometry,
             init,
         })
+    }
+
+    /// The same problem with these link delays and capacities (checked against the cluster).
+    pub fn with_links(mut self, links: LinkConfig) -> Result<Self> {
+        links.resolve(&self.cluster)?;
+        self.links = links;
+        Ok(self)
     }
 
     /// The stencil weights.
@@ -71,4 +87,8 @@ pub trait Simulator {
     fn field(&self) -> Result<GlobalField>;
     /// What runs, for reports (engine and adapter).
     fn describe(&self) -> String;
+    /// What the cluster's links carried, for engines that emulate links.
+    fn link_stats(&self) -> Option<Vec<LinkStats>> {
+        None
+    }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::cluster::LinkStats;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::model::Problem;
@@ -26,6 +27,8 @@ pub struct RunConfig {
     pub snapshot_every: Option<u64>,
     /// Also run the other engine (global kernel for the wafer, and back) and compare bits.
     pub check: bool,
+    /// Also write the report as JSON here.
+    pub json: Option<PathBuf>,
 }
 
 /// How the bit-for-bit check came out.
@@ -49,21 +52,23 @@ pub struct RunReport {
     /// What the timing model says the real wafer would do (`None` for wafers too large to
     /// model quickly here; `wafer-emu predict` models any size).
     pub emulated: Option<Prediction>,
+    /// What each link carried (engines that emulate links).
+    pub links: Option<Vec<LinkStats>>,
 }
 
 /// Largest wafer (in PEs) whose timing `run` models alongside its values.
 const MAX_TIMED_PES: usize = 1 << 20;
 
-/// The timing model of the run's own wafer: one wafer, domain translation, the paper's
-/// parameters for its kernel.
+/// The timing model of the run's own cluster: domain translation, the paper's parameters for
+/// its kernel.
 fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
-    let g = problem.geometry;
+    let g = problem.cluster.wafer;
     if g.pe_count() > MAX_TIMED_PES {
         return Ok(None);
     }
     let shape = ClusterShape {
-        wafers_x: 1,
-        wafers_y: 1,
+        wafers_x: problem.cluster.wafers_x,
+        wafers_y: problem.cluster.wafers_y,
         pes_x: g.pes_x,
         pes_y: g.pes_y,
         n: g.n,
@@ -90,7 +95,18 @@ pub fn run(
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = &config.problem;
-    let mut sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem)?;
+    let placed = problem.cluster.count() > 1 || config.engine.placement.devices > 1;
+    if ctx.is_none() && config.engine_kind == EngineKind::Wafer && placed {
+        on_warning(
+            "warning: the CPU backend runs the cluster's PEs as one wafer: links (delays, capacities, devices, statistics) are emulated on GPU adapters only",
+        );
+    }
+    let mut sim = engine::simulator(
+        config.engine_kind,
+        ctx.as_ref(),
+        problem,
+        &config.engine.placement,
+    )?;
     if let Some(dir) = &config.out {
         output::create_dir(dir)?;
     }
@@ -136,7 +152,7 @@ pub fn run(
         false => None,
     };
     let report = RunReport {
-        problem: *problem,
+        problem: problem.clone(),
         steps: config.steps,
         engine: sim.describe(),
         stepping,
@@ -144,10 +160,14 @@ pub fn run(
         outputs,
         check,
         emulated: emulated_timing(problem)?,
+        links: sim.link_stats(),
     };
     if let Some(dir) = &config.out {
         let path = dir.join("summary.txt");
         output::write_atomic(&path, report.to_string().as_bytes())?;
+    }
+    if let Some(path) = &config.json {
+        output::write_atomic(path, report.json().as_bytes())?;
     }
     Ok(report)
 }
@@ -159,7 +179,7 @@ fn check_against(
     config: &RunConfig,
     field: &GlobalField,
 ) -> Result<CheckResult> {
-    let mut reference = engine::simulator(kind, ctx, &config.problem)?;
+    let mut reference = engine::simulator(kind, ctx, &config.problem, &config.engine.placement)?;
     reference.advance(config.steps)?;
     let other = reference.field()?;
     let differing_points = field
@@ -175,6 +195,31 @@ fn check_against(
 }
 
 impl RunReport {
+    /// The report as JSON: the run's shape and speed, the check and every link's statistics.
+    pub fn json(&self) -> String {
+        let p = &self.problem;
+        let c = &p.cluster;
+        let value = serde_json::json!({
+            "kernel": p.kernel.name(),
+            "wafers": [c.wafers_x, c.wafers_y],
+            "pes_per_wafer": [c.wafer.pes_x, c.wafer.pes_y],
+            "n": c.wafer.n,
+            "p": c.wafer.p,
+            "grid": p.geometry.global_size(),
+            "steps": self.steps,
+            "engine": self.engine,
+            "stepping_seconds": self.stepping.as_secs_f64(),
+            "updates_per_second": self.updates_per_second(),
+            "field_range": [self.final_field_range.0, self.final_field_range.1],
+            "check": self.check.as_ref().map(|c| serde_json::json!({
+                "reference": c.reference,
+                "differing_points": c.differing_points,
+            })),
+            "links": self.links,
+        });
+        format!("{value:#}\n")
+    }
+
     /// Point updates per second of wall time while stepping.
     pub fn updates_per_second(&self) -> f64 {
         (self.problem.geometry.points() * self.steps) as f64
@@ -194,11 +239,14 @@ impl fmt::Display for RunReport {
             self.problem.kernel.name(),
             self.problem.kernel.flops_per_point()
         )?;
+        let c = &self.problem.cluster;
         writeln!(
             f,
-            "wafer         {}x{} PEs, n = {}, p = {} (SRAM block {}x{})",
-            g.pes_x,
-            g.pes_y,
+            "cluster       {}x{} wafers of {}x{} PEs, n = {}, p = {} (SRAM block {}x{})",
+            c.wafers_x,
+            c.wafers_y,
+            c.wafer.pes_x,
+            c.wafer.pes_y,
             g.n,
             g.p,
             g.stride(),
@@ -232,6 +280,12 @@ impl fmt::Display for RunReport {
                 k => format!("DIFFERS at {k} points"),
             };
             writeln!(f, "check         {verdict} to the {}", check.reference)?;
+        }
+        if let Some(links) = &self.links {
+            writeln!(f, "links         (rounds: the schedule's logical clock)")?;
+            for link in links {
+                writeln!(f, "  {link}")?;
+            }
         }
         if let Some(prediction) = &self.emulated {
             write!(f, "\n{prediction}\n")?;

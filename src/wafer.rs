@@ -61,6 +61,12 @@ impl WaferGeometry {
             return Err(invalid!("p = {p} is out of range: allowed 1..=4"));
         }
         let geometry = Self { pes_x, pes_y, n, p };
+        let (w, (nx, ny)) = (2 * p, geometry.global_size());
+        if nx < w || ny < w {
+            return Err(invalid!(
+                "a {pes_x}x{pes_y} PE wafer with n = {n} is {nx}x{ny} points, narrower than its comm width w = 2p = {w}: allowed PEs x n >= {w} along both sides"
+            ));
+        }
         if geometry.sram_cells() > u32::MAX as u64 / 2 {
             return Err(invalid!(
                 "a {pes_x}x{pes_y} wafer with n = {n} has {} SRAM cells per field: at most {} allowed",
@@ -173,7 +179,12 @@ impl WaferGeometry {
     /// Lays a global field out in SRAM as at step 0 (comm layers zero).
     pub fn scatter(&self, field: &GlobalField) -> Vec<f32> {
         let mut sram = vec![0.0; self.sram_cells() as usize];
-        self.for_each_owned(0, |index, (x, y)| sram[index] = field.at(x, y));
+        self.for_each_owned(
+            0,
+            |b| self.pe_coords(b),
+            *self,
+            |index, (x, y)| sram[index] = field.at(x, y),
+        );
         sram
     }
 
@@ -181,21 +192,32 @@ impl WaferGeometry {
     pub fn gather(&self, sram: &[f32], step: u64) -> GlobalField {
         let (nx, ny) = self.global_size();
         let mut data = vec![0.0; (nx * ny) as usize];
-        self.for_each_owned(step, |index, (x, y)| {
-            data[(y * nx + x) as usize] = sram[index]
-        });
+        self.for_each_owned(
+            step,
+            |b| self.pe_coords(b),
+            *self,
+            |index, (x, y)| data[(y * nx + x) as usize] = sram[index],
+        );
         GlobalField { nx, ny, data }
     }
 
-    /// Calls `f(sram index, global point)` for every owned cell after `step` steps.
-    fn for_each_owned(&self, step: u64, mut f: impl FnMut(usize, (u32, u32))) {
+    /// Calls `f(sram index, global point)` for every owned cell after `step` steps of the SRAM
+    /// of `layout` (this wafer, or one wafer of a cluster of this size), whose block `b` is the
+    /// PE at `block_pe(b)` of this wafer.
+    pub(crate) fn for_each_owned(
+        &self,
+        step: u64,
+        block_pe: impl Fn(usize) -> (u32, u32),
+        layout: WaferGeometry,
+        mut f: impl FnMut(usize, (u32, u32)),
+    ) {
         let (w, stride) = (self.w(), self.stride());
-        for pe in 0..self.pe_count() {
-            let coords = self.pe_coords(pe);
+        for block in 0..layout.pe_count() {
+            let coords = block_pe(block);
             for i in w..stride {
                 for j in w..stride {
                     f(
-                        self.sram_index(pe, i, j),
+                        layout.sram_index(block, i, j),
                         self.owned_point(coords, (i, j), step),
                     );
                 }

@@ -95,6 +95,32 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["bench", "--grid", "100", "--n", "8"],
         &["n = 8", "grid side 100"],
     );
+    assert_rejected(
+        &run(&["--wafers", "0x2"]),
+        &["wafers along x = 0", "1..=16"],
+    );
+    assert_rejected(
+        &run(&["--wafers", "2x2", "--devices", "5"]),
+        &["devices = 5", "1..=4"],
+    );
+    assert_rejected(
+        &run(&["--link-capacity", "99"]),
+        &["link capacity = 99", "0..=16"],
+    );
+    assert_rejected(
+        &run(&["--link-delay", "5000"]),
+        &["link delay = 5000", "0..=1000"],
+    );
+    assert_rejected(
+        &run(&["--link", "0,0,left:delay=1"]),
+        &["link '0,0,left:delay=1'"],
+    );
+    assert_rejected(
+        &run(&["--link", "3,0,up:delay=1"]),
+        &["wafer (3,0)", "x < 1"],
+    );
+    assert_rejected(&run(&["--link-timeout", "0"]), &["link-timeout = 0"]);
+    assert_rejected(&run(&["--pes", "1x1", "--n", "1"]), &["comm width", ">= 2"]);
     assert!(
         !std::path::Path::new(out).exists(),
         "a rejected run left {out} behind"
@@ -264,6 +290,91 @@ fn a_run_writes_fields_and_summary() {
     assert!(String::from_utf8_lossy(&npy[..128]).contains("'shape': (8, 12)"));
     assert_eq!(npy.len(), 128 + 96 * 4);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The command line: a 4x4 cluster with delayed, bounded links on two devices equals
+/// the global kernel, prints its link statistics and writes them as JSON.
+#[test]
+fn a_cluster_run_prints_and_writes_link_statistics() {
+    let Some(_) = common::gpu() else { return };
+    let json = scratch("cluster-json");
+    std::fs::create_dir_all(&json).unwrap();
+    let stats = json.join("stats.json");
+    let stdout = succeeds(&[
+        "run",
+        "heat9",
+        "--wafers",
+        "4x4",
+        "--pes",
+        "8x8",
+        "--n",
+        "4",
+        "--steps",
+        "12",
+        "--link-delay",
+        "3",
+        "--link-capacity",
+        "4",
+        "--devices",
+        "2",
+        "--check",
+        "--no-output",
+        "--json",
+        stats.to_str().unwrap(),
+    ]);
+    for needle in [
+        "4x4 wafers of 8x8 PEs",
+        "on 2 devices",
+        "bit-identical",
+        "right link (3,0)->(0,0)",
+        "up link (0,3)->(0,0)",
+        "max occupancy",
+    ] {
+        assert!(stdout.contains(needle), "lacks '{needle}':\n{stdout}");
+    }
+    let text = std::fs::read_to_string(&stats).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let links = value["links"].as_array().unwrap();
+    assert_eq!(links.len(), 32);
+    for link in links {
+        assert_eq!(link["packages"], 12, "{link}");
+        assert_eq!(link["delay"], 3, "{link}");
+        assert!(["right", "up"].contains(&link["direction"].as_str().unwrap()));
+    }
+    assert_eq!(value["check"]["differing_points"], 0);
+    std::fs::remove_dir_all(&json).unwrap();
+}
+
+#[test]
+fn a_cluster_that_cannot_progress_is_rejected_with_the_wafer_link_and_step() {
+    let Some(_) = common::gpu() else { return };
+    let out = scratch("deadlock");
+    let out = out.to_str().unwrap();
+    assert_rejected(
+        &[
+            "run",
+            "heat5",
+            "--wafers",
+            "2x1",
+            "--pes",
+            "4x4",
+            "--n",
+            "2",
+            "--devices",
+            "2",
+            "--link",
+            "1,0,right:capacity=0",
+            "--out",
+            out,
+        ],
+        &[
+            "wafer (1,0)",
+            "right link (1,0)->(0,0)",
+            "step-0",
+            "capacity 0",
+        ],
+    );
+    assert!(!std::path::Path::new(out).exists(), "left {out} behind");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use wafer_emu::cpu::{CpuGlobal, CpuWafer};
-use wafer_emu::gpu::{GpuGlobal, GpuWafer};
+use wafer_emu::gpu::{GpuCluster, GpuGlobal, Placement};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::Simulator;
 
@@ -37,9 +37,10 @@ fn gpu_wafer_equals_gpu_global_bit_for_bit() {
     let Some(ctx) = common::gpu() else { return };
     for kernel in KernelKind::ALL {
         for pes in SHAPES {
-            for n in NS {
+            for n in NS.into_iter().filter(|&n| common::fits(pes, n)) {
                 let problem = common::problem(kernel, pes, n, 7);
-                let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+                let mut wafer =
+                    GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
                 let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
                 let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
                 assert_same_bits(&mut wafer, &mut global, &what);
@@ -55,7 +56,7 @@ fn gpu_wafer_equals_gpu_global_with_several_blocks_per_pe() {
     for kernel in KernelKind::ALL {
         for (pes, n) in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
             let problem = common::problem(kernel, pes, n, 5);
-            let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+            let mut wafer = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
             let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
             let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
             assert_same_bits(&mut wafer, &mut global, &what);
@@ -68,7 +69,7 @@ fn gpu_wafer_equals_gpu_global_with_several_blocks_per_pe() {
 fn gpu_wafer_equals_gpu_global_with_a_two_dimensional_dispatch() {
     let Some(ctx) = common::gpu() else { return };
     let problem = common::problem(KernelKind::Heat9, (1024, 1100), 1, 9);
-    let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+    let mut wafer = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
     let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
     wafer.advance(3).unwrap();
     global.advance(3).unwrap();
@@ -82,7 +83,7 @@ fn gpu_wafer_equals_gpu_global_with_a_two_dimensional_dispatch() {
 fn cpu_wafer_equals_cpu_global_bit_for_bit() {
     for kernel in KernelKind::ALL {
         for pes in SHAPES {
-            for n in NS {
+            for n in NS.into_iter().filter(|&n| common::fits(pes, n)) {
                 let problem = common::problem(kernel, pes, n, 11);
                 let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
                 assert_same_bits(
@@ -105,7 +106,7 @@ fn gpu_wafer_agrees_with_cpu_backend_within_bound() {
     let steps = 64;
     for kernel in KernelKind::ALL {
         let problem = common::problem(kernel, (3, 5), 8, 3);
-        let mut gpu = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut gpu = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
         let mut cpu = CpuWafer::new(&problem).unwrap();
         gpu.advance(steps).unwrap();
         cpu.advance(steps).unwrap();

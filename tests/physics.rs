@@ -4,7 +4,7 @@ mod common;
 
 use wafer_emu::cpu::CpuWafer;
 use wafer_emu::field::{mode_phase, GlobalField, InitialCondition};
-use wafer_emu::gpu::GpuWafer;
+use wafer_emu::gpu::{GpuCluster, Placement};
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::{Problem, Simulator};
 use wafer_emu::wafer::WaferGeometry;
@@ -77,7 +77,7 @@ fn fourier_mode_decays_at_the_exact_discrete_rate_on_gpu() {
     let Some(ctx) = common::gpu() else { return };
     for kernel in KernelKind::ALL {
         let problem = mode_problem(kernel);
-        let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut wafer = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
         wafer.advance(STEPS).unwrap();
         assert_exact_rate(&problem, &wafer.field().unwrap());
     }

@@ -5,7 +5,7 @@ mod common;
 
 use wafer_emu::cpu::CpuWafer;
 use wafer_emu::field::InitialCondition;
-use wafer_emu::gpu::GpuWafer;
+use wafer_emu::gpu::{GpuCluster, Placement};
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::{Problem, Simulator};
 use wafer_emu::wafer::WaferGeometry;
@@ -51,7 +51,7 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
 
 #[test]
 fn owned_ranges_follow_the_design_formula_on_cpu() {
-    for (pes, n) in [((1, 1), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
+    for (pes, n) in [((2, 2), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
         let problem = tracer(pes, n);
         let mut wafer = CpuWafer::new(&problem).unwrap();
         for t in [0, 1, 5, 13, 40] {
@@ -64,9 +64,9 @@ fn owned_ranges_follow_the_design_formula_on_cpu() {
 #[test]
 fn owned_ranges_follow_the_design_formula_on_gpu() {
     let Some(ctx) = common::gpu() else { return };
-    for (pes, n) in [((1, 1), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
+    for (pes, n) in [((2, 2), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
         let problem = tracer(pes, n);
-        let mut wafer = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut wafer = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
         for t in [0, 1, 5, 13, 40] {
             wafer.advance(t - wafer.step()).unwrap();
             assert_owned_ranges(&problem.geometry, &wafer.sram().unwrap(), t);
@@ -101,7 +101,7 @@ fn assert_comm_layers(g: &WaferGeometry, sram: &[f32], s: u64, what: &str) {
 /// instead of copying, so its current buffer holds the layer received the step before.
 #[test]
 fn comm_layers_hold_the_points_sendrecv_delivers() {
-    let shapes = [((1, 1), 1), ((3, 5), 1), ((3, 2), 2), ((2, 2), 9)];
+    let shapes = [((2, 2), 1), ((3, 5), 1), ((3, 2), 2), ((2, 2), 9)];
     for (pes, n) in shapes {
         let problem = tracer(pes, n);
         let mut cpu = CpuWafer::new(&problem).unwrap();
@@ -118,7 +118,7 @@ fn comm_layers_hold_the_points_sendrecv_delivers() {
     let Some(ctx) = common::gpu() else { return };
     for (pes, n) in shapes {
         let problem = tracer(pes, n);
-        let mut gpu = GpuWafer::new(ctx.clone(), &problem).unwrap();
+        let mut gpu = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
         for t in [2, 3, 8] {
             gpu.advance(t - gpu.step()).unwrap();
             let what = format!("GPU {pes:?} n = {n} t = {t}");
@@ -133,7 +133,7 @@ fn comm_layers_hold_the_points_sendrecv_delivers() {
 #[test]
 fn sendrecv_only_moves_data_right_and_up() {
     for (pes, n) in [
-        ((1, 1), 1),
+        ((2, 2), 1),
         ((3, 5), 1),
         ((3, 5), 2),
         ((4, 4), 3),

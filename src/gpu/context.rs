@@ -157,6 +157,7 @@ pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub adapter: AdapterSummary,
+    handle: wgpu::Adapter,
 }
 
 /// Threads per workgroup of every kernel (`WORKGROUP` in `shaders/common.wgsl`).
@@ -176,22 +177,49 @@ impl GpuContext {
                     .unwrap_or_default()
             ))
         })?;
+        Self::open(adapter)
+    }
+
+    /// A device with the adapter's own limits.
+    fn open(handle: wgpu::Adapter) -> Result<Arc<Self>> {
         let summary = AdapterSummary {
-            info: adapter.get_info(),
-            limits: adapter.limits(),
+            info: handle.get_info(),
+            limits: handle.limits(),
         };
         let desc = wgpu::DeviceDescriptor {
             label: Some("wafer-emu"),
             required_limits: summary.limits.clone(),
             ..Default::default()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+        let (device, queue) = pollster::block_on(handle.request_device(&desc))
             .map_err(|e| Error::Gpu(format!("{} refused a device: {e}", summary.info.name)))?;
         Ok(Arc::new(Self {
             device,
             queue,
             adapter: summary,
+            handle,
         }))
+    }
+
+    /// `count` devices for one job: this one first, then new devices spread round-robin over
+    /// the adapters of the same backend and type (several GPUs of a desktop), or all on this
+    /// adapter when it is the only one.
+    pub fn peers(self: &Arc<Self>, count: usize) -> Result<Vec<Arc<Self>>> {
+        let info = &self.adapter.info;
+        let mut adapters = vec![self.handle.clone()];
+        let backends = wgpu::Backends::from(info.backend);
+        for other in pollster::block_on(instance(backends).enumerate_adapters(backends)) {
+            let o = other.get_info();
+            let same = (&o.name, &o.device_pci_bus_id) == (&info.name, &info.device_pci_bus_id);
+            if o.device_type == info.device_type && !same {
+                adapters.push(other);
+            }
+        }
+        let mut devices = vec![self.clone()];
+        for i in 1..count {
+            devices.push(Self::open(adapters[i % adapters.len()].clone())?);
+        }
+        Ok(devices)
     }
 
     /// Checks that a buffer of `bytes` fits one storage binding of this adapter.
@@ -233,10 +261,15 @@ impl GpuContext {
 
     /// A uniform buffer holding `value`.
     pub fn uniform_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
+        self.uniform_bytes(label, bytemuck::bytes_of(value))
+    }
+
+    /// A uniform buffer holding `bytes` (a table of entries bound at dynamic offsets).
+    pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
         self.device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
-                contents: bytemuck::bytes_of(value),
+                contents: bytes,
                 usage: wgpu::BufferUsages::UNIFORM,
             })
     }
@@ -251,18 +284,22 @@ impl GpuContext {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
-        let entries = shaders::reflect_bindings(source);
-        let group = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(label),
-                entries: &entries,
-            });
+        let groups: Vec<wgpu::BindGroupLayout> = shaders::reflect_bindings(source)
+            .iter()
+            .map(|entries| {
+                self.device
+                    .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(label),
+                        entries,
+                    })
+            })
+            .collect();
+        let group_refs: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().map(Some).collect();
         let layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
-                bind_group_layouts: &[Some(&group)],
+                bind_group_layouts: &group_refs,
                 immediate_size: 0,
             });
         self.device
@@ -294,6 +331,28 @@ impl GpuContext {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
+        })
+    }
+
+    /// The bind group for the dispatch uniform of `pipeline` (group 1): `entry_size` bytes of
+    /// `buffer`, at the dynamic offset given to each `set_bind_group`.
+    pub fn dispatch_group(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffer: &wgpu::Buffer,
+        entry_size: u64,
+    ) -> wgpu::BindGroup {
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("dispatch"),
+            layout: &pipeline.get_bind_group_layout(shaders::DISPATCH_GROUP),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: std::num::NonZeroU64::new(entry_size),
+                }),
+            }],
         })
     }
 

@@ -1,17 +1,19 @@
 //! The GPU side: context and adapter selection, composed shaders, and the three GPU engines
-//! (emulated wafer, global-grid reference, copy ceiling).
+//! (emulated cluster of wafers, global-grid reference, copy ceiling).
 
+mod cluster;
 mod context;
 mod copy;
 mod global;
 pub mod shaders;
+mod shard;
 pub(crate) mod uniforms;
-mod wafer;
 
+pub use cluster::{GpuCluster, Placement, MAX_DEVICES};
 pub use context::{
     backend_names, list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext,
     NATIVE_BACKENDS,
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
-pub use wafer::GpuWafer;
+pub use shard::Phase;

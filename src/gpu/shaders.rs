@@ -6,7 +6,9 @@ use crate::kernels::KernelKind;
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
 const STENCIL_BLOCK: &str = include_str!("../../shaders/stencil_block.wgsl");
-const SENDRECV: &str = include_str!("../../shaders/sendrecv.wgsl");
+const CLUSTER_LINKS: &str = include_str!("../../shaders/cluster_links.wgsl");
+const CLUSTER_PACK: &str = include_str!("../../shaders/cluster_pack.wgsl");
+const CLUSTER_SENDRECV: &str = include_str!("../../shaders/cluster_sendrecv.wgsl");
 const WAFER_COMPUTE: &str = include_str!("../../shaders/wafer_compute.wgsl");
 const GLOBAL_COMPUTE: &str = include_str!("../../shaders/global_compute.wgsl");
 const COPY: &str = include_str!("../../shaders/copy.wgsl");
@@ -20,9 +22,14 @@ fn stencil(kernel: KernelKind) -> &'static str {
     }
 }
 
-/// The `sendrecv` remap.
-pub fn sendrecv() -> String {
-    [COMMON, SENDRECV].concat()
+/// The `sendrecv` remap of a cluster's wafers, reading past the wafer edges from the links.
+pub fn cluster_sendrecv() -> String {
+    [COMMON, CLUSTER_LINKS, CLUSTER_SENDRECV].concat()
+}
+
+/// Packing the up and right packages into the links.
+pub fn cluster_pack() -> String {
+    [COMMON, CLUSTER_LINKS, CLUSTER_PACK].concat()
 }
 
 /// Table 3's `compute` on every PE, for `kernel`.
@@ -48,7 +55,8 @@ pub fn clocks() -> String {
 /// Every composed shader with a name, for validation.
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
-        ("sendrecv".to_string(), sendrecv()),
+        ("cluster_sendrecv".to_string(), cluster_sendrecv()),
+        ("cluster_pack".to_string(), cluster_pack()),
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];
@@ -65,36 +73,45 @@ pub fn all() -> Vec<(String, String)> {
     shaders
 }
 
-/// The bind-group-0 layout entries of a composed shader, reflected from its global variables:
-/// uniform buffers, read-only and read-write storage buffers, visible to compute.
-pub fn reflect_bindings(source: &str) -> Vec<wgpu::BindGroupLayoutEntry> {
+/// Group 1 holds one uniform per dispatch, bound at a dynamic offset.
+pub const DISPATCH_GROUP: u32 = 1;
+
+/// The bind-group layout entries of a composed shader by group, reflected from its global
+/// variables: uniform buffers (at a dynamic offset in [`DISPATCH_GROUP`]), read-only and
+/// read-write storage buffers, visible to compute.
+pub fn reflect_bindings(source: &str) -> Vec<Vec<wgpu::BindGroupLayoutEntry>> {
     let module = naga::front::wgsl::parse_str(source).expect("composed shaders parse (tested)");
-    let mut entries: Vec<_> = module
-        .global_variables
-        .iter()
-        .filter_map(|(_, var)| {
-            let binding = var.binding.as_ref()?;
-            let ty = match var.space {
-                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
-                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
-                    read_only: !access.contains(naga::StorageAccess::STORE),
-                },
-                _ => return None,
-            };
-            Some(wgpu::BindGroupLayoutEntry {
-                binding: binding.binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-        })
-        .collect();
-    entries.sort_by_key(|e| e.binding);
-    entries
+    let mut groups: Vec<Vec<wgpu::BindGroupLayoutEntry>> = vec![];
+    for (_, var) in module.global_variables.iter() {
+        let Some(binding) = var.binding.as_ref() else {
+            continue;
+        };
+        let ty = match var.space {
+            naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+            naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                read_only: !access.contains(naga::StorageAccess::STORE),
+            },
+            _ => continue,
+        };
+        let group = binding.group as usize;
+        if groups.len() <= group {
+            groups.resize(group + 1, vec![]);
+        }
+        groups[group].push(wgpu::BindGroupLayoutEntry {
+            binding: binding.binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: binding.group == DISPATCH_GROUP,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    for entries in &mut groups {
+        entries.sort_by_key(|e| e.binding);
+    }
+    groups
 }
 
 /// Parses and validates a WGSL source with naga; the error names the shader and the problem.

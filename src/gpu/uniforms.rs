@@ -2,6 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::cluster::{ClusterGeometry, Direction};
 use crate::kernels::Weights;
 use crate::wafer::WaferGeometry;
 
@@ -74,4 +75,44 @@ impl WeightsUniform {
             rows: w.rows.map(|[a, b, c]| [a, b, c, 0.0]),
         }
     }
+}
+
+/// `struct Cluster`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ClusterUniform {
+    wafers_x: u32,
+    wafers_y: u32,
+    width: u32,
+    height: u32,
+    ring: u32,
+    up_cells: u32,
+    right_cells: u32,
+    wafer_cells: u32,
+}
+
+impl ClusterUniform {
+    pub fn new(c: &ClusterGeometry, ring: u32) -> Self {
+        let (width, height) = c.wafer_points();
+        Self {
+            wafers_x: c.wafers_x,
+            wafers_y: c.wafers_y,
+            width,
+            height,
+            ring,
+            up_cells: c.package_cells(Direction::Up) as u32,
+            right_cells: c.package_cells(Direction::Right) as u32,
+            wafer_cells: c.wafer.sram_cells() as u32,
+        }
+    }
+}
+
+/// `struct Dispatch`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct DispatchUniform {
+    pub first: u32,
+    pub count: u32,
+    pub step: u32,
+    pub pad: u32,
 }

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use wafer_emu::cluster::ClusterGeometry;
 use wafer_emu::engine::EngineRequest;
 use wafer_emu::field::InitialCondition;
 use wafer_emu::gpu::GpuContext;
@@ -38,8 +39,25 @@ fn skip(why: String) -> Option<Arc<GpuContext>> {
     None
 }
 
-/// A heat problem with advection on, random initial values (every bit matters).
+/// Whether a wafer of `pes` PEs with `n` points per PE is at least the comm width (2 points)
+/// along both sides, the smallest wafer there is.
+pub fn fits(pes: (u32, u32), n: u32) -> bool {
+    pes.0 * n >= 2 && pes.1 * n >= 2
+}
+
+/// A heat problem with advection on, random initial values (every bit matters), on one wafer.
 pub fn problem(kernel: KernelKind, pes: (u32, u32), n: u32, seed: u64) -> Problem {
+    cluster_problem(kernel, (1, 1), pes, n, seed)
+}
+
+/// The same on a cluster of `wafers` wafers of `pes` PEs each.
+pub fn cluster_problem(
+    kernel: KernelKind,
+    wafers: (u32, u32),
+    pes: (u32, u32),
+    n: u32,
+    seed: u64,
+) -> Problem {
     let coefficients = HeatCoefficients {
         a: 0.9,
         c: 0.6,
@@ -48,10 +66,11 @@ pub fn problem(kernel: KernelKind, pes: (u32, u32), n: u32, seed: u64) -> Proble
         dt: 0.2,
     };
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+    let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
     Problem::new(
         kernel,
         coefficients,
-        geometry,
+        cluster,
         InitialCondition::Random { seed },
     )
     .unwrap()

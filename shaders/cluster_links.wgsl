@@ -1,0 +1,41 @@
+// Shared by the shaders that touch the links: the cluster, the device's wafer list, the
+// dispatch, and where a frame point or a package slot lives. The links are ring buffers of
+// `ring` package slots each, one per sending wafer and direction; package `s` sits in slot
+// s % ring.
+
+@group(0) @binding(0) var<uniform> wafer: Wafer;
+@group(0) @binding(1) var<uniform> cluster: Cluster;
+// Cluster index of each wafer held by this device.
+@group(0) @binding(2) var<storage, read> wafer_ids: array<u32>;
+@group(1) @binding(0) var<uniform> dispatch: Dispatch;
+
+// SRAM index of the owned cell at local frame point (x, y) of the device's wafer `local`.
+fn owned_index(local: u32, x: u32, y: u32) -> u32 {
+    let pe = (y / wafer.n) * wafer.pes_x + x / wafer.n;
+    let cell = (y % wafer.n + wafer.w) * wafer.stride + x % wafer.n + wafer.w;
+    return local * cluster.wafer_cells + pe * wafer.block + cell;
+}
+
+// First cell of the slot of the dispatch's package on the link of wafer `k` (cluster index).
+fn slot_base(k: u32, cells: u32) -> u32 {
+    return (k * cluster.ring + dispatch.step % cluster.ring) * cells;
+}
+
+// The wafer to the left of wafer `k`, whose right link arrives at `k`.
+fn left_of(k: u32) -> u32 {
+    let x = k % cluster.wafers_x;
+    return k - x + select(x - 1u, cluster.wafers_x - 1u, x == 0u);
+}
+
+// The wafer below wafer `k`, whose up link arrives at `k`.
+fn below(k: u32) -> u32 {
+    let y = k / cluster.wafers_x;
+    return k + (select(y - 1u, cluster.wafers_y - 1u, y == 0u) - y) * cluster.wafers_x;
+}
+
+// The device-local wafer and the item within it of invocation `id`, for `per_wafer` items per
+// wafer; x = wafer_count when the invocation is past the dispatch.
+fn split_id(id: u32, per_wafer: u32) -> vec2<u32> {
+    let wafer_index = min(id / per_wafer, dispatch.count);
+    return vec2<u32>(dispatch.first + wafer_index, id % per_wafer);
+}

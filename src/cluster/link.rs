@@ -1,0 +1,226 @@
+//! Links between wafers: their identities, their delay and capacity, and their statistics.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::ClusterGeometry;
+use crate::{invalid, Result};
+
+/// The two directions a link carries data in; nothing ever flows left or down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Right,
+    Up,
+}
+
+impl Direction {
+    pub const ALL: [Direction; 2] = [Direction::Right, Direction::Up];
+
+    /// Wafer offset `(dx, dy)` of the link's far end.
+    pub fn offset(self) -> (i64, i64) {
+        match self {
+            Direction::Right => (1, 0),
+            Direction::Up => (0, 1),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Right => "right",
+            Direction::Up => "up",
+        }
+    }
+}
+
+/// One link: the outgoing link of wafer `from` in direction `dir`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LinkId {
+    pub from: usize,
+    pub dir: Direction,
+}
+
+impl LinkId {
+    /// Dense index of the link among the cluster's `2 K` links.
+    pub fn index(self) -> usize {
+        2 * self.from + self.dir as usize
+    }
+
+    /// The link of dense index `i`.
+    pub fn of_index(i: usize) -> Self {
+        Self {
+            from: i / 2,
+            dir: Direction::ALL[i % 2],
+        }
+    }
+
+    /// `right link (0,1)->(1,1)`, for messages.
+    pub fn describe(self, cluster: &ClusterGeometry) -> String {
+        let to = cluster.neighbour(self.from, self.dir);
+        let (a, b) = (cluster.coords(self.from), cluster.coords(to));
+        format!(
+            "{} link ({},{})->({},{})",
+            self.dir.name(),
+            a.0,
+            a.1,
+            b.0,
+            b.1
+        )
+    }
+}
+
+/// Delay (in rounds of the emulation's logical clock, one round per step of an unhindered
+/// wafer) and capacity (in packages) of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LinkSpec {
+    pub delay: u32,
+    pub capacity: u32,
+}
+
+/// Largest link delay, in rounds.
+pub const MAX_DELAY: u32 = 1000;
+/// Largest link capacity, in packages (each link keeps this many slots on the device).
+pub const MAX_CAPACITY: u32 = 16;
+
+impl Default for LinkSpec {
+    /// No delay; two packages, enough for a wafer never to wait on a free-flowing link.
+    fn default() -> Self {
+        Self {
+            delay: 0,
+            capacity: 2,
+        }
+    }
+}
+
+impl LinkSpec {
+    /// Checks the ranges; capacity 0 is allowed here and fails when the cluster runs.
+    pub fn validate(&self) -> Result<()> {
+        if self.delay > MAX_DELAY {
+            return Err(invalid!(
+                "link delay = {} is out of range: allowed 0..={MAX_DELAY} rounds",
+                self.delay
+            ));
+        }
+        if self.capacity > MAX_CAPACITY {
+            return Err(invalid!(
+                "link capacity = {} is out of range: allowed 0..={MAX_CAPACITY} packages",
+                self.capacity
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The spec of every link: one for all, and overrides for single links.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkConfig {
+    pub all: LinkSpec,
+    /// `((wx, wy), direction, spec)`: the outgoing link of wafer `(wx, wy)`.
+    pub overrides: Vec<((u32, u32), Direction, LinkSpec)>,
+}
+
+impl LinkConfig {
+    /// The same spec for every link.
+    pub fn uniform(delay: u32, capacity: u32) -> Self {
+        Self {
+            all: LinkSpec { delay, capacity },
+            overrides: vec![],
+        }
+    }
+
+    /// Parses one override, `WX,WY,right|up:delay=D,capacity=C` (either key may be left out),
+    /// on top of `self.all`.
+    pub fn parse_override(&self, s: &str) -> Result<((u32, u32), Direction, LinkSpec)> {
+        let bad = || {
+            invalid!("link '{s}' is not WX,WY,right|up:delay=D,capacity=C (e.g. 1,0,right:delay=5)")
+        };
+        let (place, settings) = s.split_once(':').ok_or_else(bad)?;
+        let parts: Vec<&str> = place.split(',').map(str::trim).collect();
+        let [x, y, dir] = parts[..] else {
+            return Err(bad());
+        };
+        let coords = (x.parse().map_err(|_| bad())?, y.parse().map_err(|_| bad())?);
+        let dir = match dir {
+            "right" => Direction::Right,
+            "up" => Direction::Up,
+            _ => return Err(bad()),
+        };
+        let mut spec = self.all;
+        for setting in settings.split(',') {
+            let (key, value) = setting.split_once('=').ok_or_else(bad)?;
+            let value: u32 = value.trim().parse().map_err(|_| bad())?;
+            match key.trim() {
+                "delay" => spec.delay = value,
+                "capacity" => spec.capacity = value,
+                _ => return Err(bad()),
+            }
+        }
+        spec.validate()?;
+        Ok((coords, dir, spec))
+    }
+
+    /// The spec of every link of `cluster`, by dense link index; overrides must name wafers of
+    /// the cluster.
+    pub fn resolve(&self, cluster: &ClusterGeometry) -> Result<Vec<LinkSpec>> {
+        self.all.validate()?;
+        let mut specs = vec![self.all; 2 * cluster.count()];
+        for &((x, y), dir, spec) in &self.overrides {
+            if x >= cluster.wafers_x || y >= cluster.wafers_y {
+                return Err(invalid!(
+                    "link override names wafer ({x},{y}), outside the {}x{} cluster: allowed x < {}, y < {}",
+                    cluster.wafers_x,
+                    cluster.wafers_y,
+                    cluster.wafers_x,
+                    cluster.wafers_y
+                ));
+            }
+            spec.validate()?;
+            let from = cluster.index((x as i64, y as i64));
+            specs[LinkId { from, dir }.index()] = spec;
+        }
+        Ok(specs)
+    }
+}
+
+/// What one link carried during a run. Rounds are the emulation's logical clock, the same in
+/// every placement; `wait_ms` is real time the receiving device thread spent waiting for the
+/// link's packages (multi-device only).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkStats {
+    pub link: String,
+    pub from: (u32, u32),
+    pub to: (u32, u32),
+    pub direction: Direction,
+    pub delay: u32,
+    pub capacity: u32,
+    pub packages: u64,
+    pub bytes: u64,
+    pub max_occupancy: u32,
+    /// Rounds in which the sender had a package ready but the link was full.
+    pub stall_rounds: u64,
+    /// Rounds in which the receiver was ready but the package had not arrived.
+    pub starve_rounds: u64,
+    pub wait_ms: f64,
+}
+
+impl fmt::Display for LinkStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<26} delay {:>3} cap {:>2} | {:>8} packages {:>11} bytes | max occupancy {:>2} | stalled {:>6} rounds, starved {:>6} rounds",
+            self.link,
+            self.delay,
+            self.capacity,
+            self.packages,
+            self.bytes,
+            self.max_occupancy,
+            self.stall_rounds,
+            self.starve_rounds
+        )?;
+        if self.wait_ms > 0.0 {
+            write!(f, ", waited {:.1} ms", self.wait_ms)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,185 @@
+//! The cluster: `Kx x Ky` wafers on a 2D torus joined by links (DESIGN.md section 1).
+//!
+//! Every wafer has two outgoing links, right and up; nothing flows left or down. A wafer's
+//! local frame runs over `[0, W) x [0, H)` points (`W = Ww*n`, `H = Wh*n`). Its comm layers
+//! reach `w` points past its low sides: the left halo `[-w, 0) x [-w, H)` (corner included)
+//! arrives on the right link of the wafer to its left, the lower halo `[0, W) x [-w, 0)` on the
+//! up link of the wafer below. The corner belongs to the wafer below-left; it travels up to the
+//! left wafer and is forwarded from there (Table 3's corner forwarding).
+
+pub mod host_link;
+pub mod link;
+pub mod package;
+pub mod schedule;
+
+use crate::field::GlobalField;
+use crate::wafer::WaferGeometry;
+use crate::{invalid, Result};
+
+pub use link::{Direction, LinkConfig, LinkId, LinkSpec, LinkStats};
+pub use schedule::{Round, Scheduler};
+
+/// Largest number of wafers along one side of the cluster.
+pub const MAX_WAFERS: u32 = 16;
+
+/// Shape of a cluster: wafer counts and the shape of each (identical) wafer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterGeometry {
+    pub wafers_x: u32,
+    pub wafers_y: u32,
+    pub wafer: WaferGeometry,
+}
+
+impl From<WaferGeometry> for ClusterGeometry {
+    /// One wafer whose links join its opposite edges.
+    fn from(wafer: WaferGeometry) -> Self {
+        Self {
+            wafers_x: 1,
+            wafers_y: 1,
+            wafer,
+        }
+    }
+}
+
+impl ClusterGeometry {
+    /// Checks the wafer counts and that the whole cluster stays addressable.
+    pub fn new(wafers_x: u32, wafers_y: u32, wafer: WaferGeometry) -> Result<Self> {
+        for (name, v) in [("wafers along x", wafers_x), ("wafers along y", wafers_y)] {
+            if v == 0 || v > MAX_WAFERS {
+                return Err(invalid!(
+                    "{name} = {v} is out of range: allowed 1..={MAX_WAFERS}"
+                ));
+            }
+        }
+        let cluster = Self {
+            wafers_x,
+            wafers_y,
+            wafer,
+        };
+        cluster.whole()?;
+        Ok(cluster)
+    }
+
+    /// The cluster's PEs as one wafer (the same grid, no links): what the global engines and
+    /// the CPU backend run.
+    pub fn whole(&self) -> Result<WaferGeometry> {
+        let g = self.wafer;
+        let (pes_x, pes_y) = (
+            g.pes_x as u64 * self.wafers_x as u64,
+            g.pes_y as u64 * self.wafers_y as u64,
+        );
+        WaferGeometry::new(
+            u32::try_from(pes_x).unwrap_or(u32::MAX),
+            u32::try_from(pes_y).unwrap_or(u32::MAX),
+            g.n,
+            g.p,
+        )
+        .map_err(|e| {
+            invalid!(
+                "a {}x{} cluster of {}x{} PE wafers is too large as a whole: {e}",
+                self.wafers_x,
+                self.wafers_y,
+                g.pes_x,
+                g.pes_y
+            )
+        })
+    }
+
+    /// Number of wafers.
+    pub fn count(&self) -> usize {
+        self.wafers_x as usize * self.wafers_y as usize
+    }
+
+    /// Wafer coordinates of wafer `k` (row-major: `k = wy * Kx + wx`).
+    pub fn coords(&self, k: usize) -> (u32, u32) {
+        (
+            (k % self.wafers_x as usize) as u32,
+            (k / self.wafers_x as usize) as u32,
+        )
+    }
+
+    /// Index of the wafer at `(wx, wy)` modulo the torus.
+    pub fn index(&self, (wx, wy): (i64, i64)) -> usize {
+        let x = wx.rem_euclid(self.wafers_x as i64) as usize;
+        let y = wy.rem_euclid(self.wafers_y as i64) as usize;
+        y * self.wafers_x as usize + x
+    }
+
+    /// The wafer one step along `dir` from wafer `k` (where its link in that direction goes).
+    pub fn neighbour(&self, k: usize, dir: Direction) -> usize {
+        let (x, y) = self.coords(k);
+        let (dx, dy) = dir.offset();
+        self.index((x as i64 + dx, y as i64 + dy))
+    }
+
+    /// The wafer whose link in direction `dir` arrives at wafer `k`.
+    pub fn upstream(&self, k: usize, dir: Direction) -> usize {
+        let (x, y) = self.coords(k);
+        let (dx, dy) = dir.offset();
+        self.index((x as i64 - dx, y as i64 - dy))
+    }
+
+    /// Points along a wafer's sides, `(W, H)`.
+    pub fn wafer_points(&self) -> (u32, u32) {
+        self.wafer.global_size()
+    }
+
+    /// Cells of one package on a link in direction `dir`: the up package is the top strip
+    /// `W x w`, the right package the right strip with the forwarded corner, `w x (H + w)`.
+    pub fn package_cells(&self, dir: Direction) -> usize {
+        let (w_pts, h_pts) = self.wafer_points();
+        let w = self.wafer.w() as usize;
+        match dir {
+            Direction::Up => w_pts as usize * w,
+            Direction::Right => w * (h_pts as usize + w),
+        }
+    }
+
+    /// SRAM cells of one field over the cluster (wafer-major, PE-major within a wafer).
+    pub fn sram_cells(&self) -> u64 {
+        self.wafer.sram_cells() * self.count() as u64
+    }
+
+    /// Global PE coordinates of SRAM block `block` in the cluster's wafer-major layout.
+    pub fn block_pe(&self, block: usize) -> (u32, u32) {
+        let per_wafer = self.wafer.pe_count();
+        let (wx, wy) = self.coords(block / per_wafer);
+        let (px, py) = self.wafer.pe_coords(block % per_wafer);
+        (wx * self.wafer.pes_x + px, wy * self.wafer.pes_y + py)
+    }
+
+    /// The SRAM of wafers `wafers` (in that order) as at step 0, comm layers zero.
+    pub fn scatter(&self, field: &GlobalField, wafers: &[usize]) -> Result<Vec<f32>> {
+        let whole = self.whole()?;
+        let per_wafer = self.wafer.sram_cells() as usize;
+        let mut sram = vec![0.0; per_wafer * wafers.len()];
+        for (slot, &k) in wafers.iter().enumerate() {
+            let part = &mut sram[slot * per_wafer..(slot + 1) * per_wafer];
+            let first = k * self.wafer.pe_count();
+            whole.for_each_owned(
+                0,
+                |b| self.block_pe(first + b),
+                self.wafer,
+                |i, x| part[i] = field.at(x.0, x.1),
+            );
+        }
+        Ok(sram)
+    }
+
+    /// Writes the owned cells of wafers `wafers` (their SRAM in that order, after `step`
+    /// steps) into the global field `out`.
+    pub fn gather_into(&self, out: &mut GlobalField, sram: &[f32], wafers: &[usize], step: u64) {
+        let whole = self.whole().expect("validated on construction");
+        let per_wafer = self.wafer.sram_cells() as usize;
+        for (slot, &k) in wafers.iter().enumerate() {
+            let part = &sram[slot * per_wafer..(slot + 1) * per_wafer];
+            let first = k * self.wafer.pe_count();
+            whole.for_each_owned(
+                step,
+                |b| self.block_pe(first + b),
+                self.wafer,
+                |i, x| out.data[(x.1 * out.nx + x.0) as usize] = part[i],
+            );
+        }
+    }
+}

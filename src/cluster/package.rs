@@ -1,0 +1,120 @@
+//! The packages on the links, on the CPU: the twins of `shaders/cluster_pack.wgsl` (up and
+//! right packages) and of the link side of `shaders/cluster_sendrecv.wgsl` (filling a wafer's
+//! comm layers from its own cells and its incoming packages).
+//!
+//! Up package: the sender's top strip, frame rows `[H-w, H)` by columns `[0, W)`, row-major.
+//! Right package: frame rows `[-w, H)` by the sender's last `w` columns `[W-w, W)`, row-major;
+//! its first `w` rows are the corner, forwarded from the up package that came from below.
+
+use super::ClusterGeometry;
+
+/// SRAM index (within one wafer's SRAM) of the owned cell at local frame point `(x, y)`.
+fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
+    let g = &c.wafer;
+    let pe = (y / g.n * g.pes_x + x / g.n) as usize;
+    g.sram_index(pe, y % g.n + g.w(), x % g.n + g.w())
+}
+
+/// The up package of one wafer's SRAM.
+pub fn pack_up(c: &ClusterGeometry, sram: &[f32]) -> Vec<f32> {
+    let ((width, height), w) = (c.wafer_points(), c.wafer.w());
+    (height - w..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .map(|(x, y)| sram[owned_index(c, x, y)])
+        .collect()
+}
+
+/// The right package of one wafer's SRAM, with the corner from `below_up`, the up package
+/// this wafer received from below.
+pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f32> {
+    let ((width, height), w) = (c.wafer_points(), c.wafer.w());
+    let mut package = Vec::with_capacity(c.package_cells(super::Direction::Right));
+    for row in 0..height + w {
+        for x in width - w..width {
+            package.push(match row.checked_sub(w) {
+                Some(y) => sram[owned_index(c, x, y)],
+                None => below_up[(row * width + x) as usize],
+            });
+        }
+    }
+    package
+}
+
+/// Fills the comm layers of one wafer's SRAM (Table 3's `sendrecv`): cells whose frame point
+/// lies on this wafer come from its own owned cells, the others from the right package of the
+/// wafer to the left (`left`) or the up package of the wafer below (`below`).
+pub fn receive(c: &ClusterGeometry, sram: &mut [f32], left: &[f32], below: &[f32]) {
+    let g = &c.wafer;
+    let (width, w) = (c.wafer_points().0 as i64, g.w() as i64);
+    for pe in 0..g.pe_count() {
+        let (px, py) = g.pe_coords(pe);
+        for k in 0..g.comm_cells() as u32 {
+            let (i, j) = g.comm_cell(k);
+            let x = (px * g.n + j) as i64 - w;
+            let y = (py * g.n + i) as i64 - w;
+            sram[g.sram_index(pe, i, j)] = match (x >= 0, y >= 0) {
+                (true, true) => sram[owned_index(c, x as u32, y as u32)],
+                (true, false) => below[((y + w) * width + x) as usize],
+                (false, _) => left[((y + w) * w + x + w) as usize],
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::InitialCondition;
+    use crate::wafer::WaferGeometry;
+
+    /// Packages carried between the wafers fill every comm cell with the value the whole
+    /// cluster's single-wafer `sendrecv` would copy there.
+    #[test]
+    fn packages_fill_the_comm_layers_like_one_big_wafer() {
+        for (wafers, pes, n) in [
+            ((1, 1), (1, 2), 2),
+            ((3, 2), (2, 1), 3),
+            ((2, 3), (3, 2), 1),
+        ] {
+            let wafer = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+            let c = ClusterGeometry::new(wafers.0, wafers.1, wafer).unwrap();
+            let whole = c.whole().unwrap();
+            let (nx, ny) = whole.global_size();
+            let field = InitialCondition::Index.field(nx, ny);
+            let all: Vec<usize> = (0..c.count()).collect();
+            let per = wafer.sram_cells() as usize;
+            let mut sram = c.scatter(&field, &all).unwrap();
+            let ups: Vec<_> = all
+                .iter()
+                .map(|&k| pack_up(&c, &sram[k * per..(k + 1) * per]))
+                .collect();
+            let rights: Vec<_> = all
+                .iter()
+                .map(|&k| {
+                    let below = &ups[c.upstream(k, super::super::Direction::Up)];
+                    pack_right(&c, &sram[k * per..(k + 1) * per], below)
+                })
+                .collect();
+            let reference = whole.scatter(&field);
+            for k in all {
+                let left = &rights[c.upstream(k, super::super::Direction::Right)];
+                let below = &ups[c.upstream(k, super::super::Direction::Up)];
+                let part = &mut sram[k * per..(k + 1) * per];
+                receive(&c, part, left, below);
+                for b in 0..wafer.pe_count() {
+                    let (gx, gy) = c.block_pe(k * wafer.pe_count() + b);
+                    for cell in 0..wafer.comm_cells() as u32 {
+                        let (i, j) = wafer.comm_cell(cell);
+                        let src = whole.comm_source((gx, gy), (i, j));
+                        let expected = reference[whole.sram_index(src.pe, src.cell.0, src.cell.1)];
+                        assert_eq!(
+                            part[wafer.sram_index(b, i, j)],
+                            expected,
+                            "{wafers:?} wafers of {pes:?} PEs, n = {n}: wafer {k} PE {b} cell ({i}, {j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! The emulated cluster on the GPU: its wafers placed on one device (links are ring buffers
+//! on the device) or spread over several (one thread and queue per device; links between
+//! devices are host-side queues). Every device follows the same deterministic schedule
+//! (`cluster::schedule`), so the values and the link statistics do not depend on the
+//! placement or on the threads' timing.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::context::GpuContext;
+use super::shard::{Phase, Shard};
+use crate::cluster::host_link::{HostLink, WaitFailed};
+use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
+use crate::field::GlobalField;
+use crate::model::{Problem, Simulator};
+use crate::{invalid, Error, Result};
+
+/// How the cluster is placed on devices and how its threads behave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// Devices (each with its own queue and thread); wafers are split into contiguous runs.
+    pub devices: u32,
+    /// How long a device thread waits for a package or for room before it gives up.
+    pub timeout: Duration,
+    /// Random sleeps of up to this long before each phase, per device thread (shakes the
+    /// threads' timing in tests; `None` in normal runs).
+    pub jitter: Option<(u64, Duration)>,
+}
+
+impl Default for Placement {
+    fn default() -> Self {
+        Self {
+            devices: 1,
+            timeout: Duration::from_secs(60),
+            jitter: None,
+        }
+    }
+}
+
+/// Largest number of devices.
+pub const MAX_DEVICES: u32 = 64;
+
+impl Placement {
+    /// Checks the device count against the cluster.
+    pub fn validate(&self, cluster: &ClusterGeometry) -> Result<()> {
+        let most = MAX_DEVICES.min(cluster.count() as u32);
+        if self.devices == 0 || self.devices > most {
+            return Err(invalid!(
+                "devices = {} is out of range: allowed 1..={most} (at most one per wafer of the {}x{} cluster)",
+                self.devices,
+                cluster.wafers_x,
+                cluster.wafers_y
+            ));
+        }
+        if self.timeout.is_zero() {
+            return Err(invalid!("link timeout = 0 s: allowed more than 0"));
+        }
+        Ok(())
+    }
+
+    /// The device of wafer `k`: contiguous runs of wafers per device.
+    pub fn device_of(&self, cluster: &ClusterGeometry, k: usize) -> usize {
+        k * self.devices as usize / cluster.count()
+    }
+}
+
+/// Point updates recorded per submission (as `GpuContext::run_steps`).
+const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
+/// Rounds recorded per submission at most.
+const MAX_ROUNDS_PER_SUBMISSION: u64 = 4096;
+
+/// One device's part: its wafers, its copy of the schedule, and what it has uploaded.
+struct DeviceRunner {
+    device: usize,
+    shard: Shard,
+    scheduler: Scheduler,
+    /// Device of every wafer.
+    owner: Arc<Vec<usize>>,
+    /// Local index of every wafer on this device.
+    local: Vec<Option<usize>>,
+    /// Last state uploaded from each incoming host link, by dense link index.
+    uploaded: Vec<Option<u64>>,
+    /// Time spent waiting for each incoming host link.
+    waited: Vec<Duration>,
+    rng: u64,
+}
+
+/// Commands being recorded: an encoder and, while dispatches go in, its compute pass.
+struct Recorder {
+    encoder: Option<wgpu::CommandEncoder>,
+    pass: Option<wgpu::ComputePass<'static>>,
+    /// Host-bound packages copied out in this submission: link, state, staging buffer.
+    downloads: Vec<(usize, u64, wgpu::Buffer)>,
+    updates: u64,
+    rounds: u64,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Self {
+            encoder: None,
+            pass: None,
+            downloads: vec![],
+            updates: 0,
+            rounds: 0,
+        }
+    }
+
+    fn encoder(&mut self, ctx: &GpuContext) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
+        self.encoder
+            .get_or_insert_with(|| ctx.device.create_command_encoder(&Default::default()))
+    }
+
+    fn pass(&mut self, ctx: &GpuContext) -> &mut wgpu::ComputePass<'static> {
+        if self.pass.is_none() {
+            let pass = self
+                .encoder(ctx)
+                .begin_compute_pass(&Default::default())
+                .forget_lifetime();
+            self.pass = Some(pass);
+        }
+        self.pass.as_mut().expect("just opened")
+    }
+
+    fn is_full(&self) -> bool {
+        self.updates >= UPDATES_PER_SUBMISSION || self.rounds >= MAX_ROUNDS_PER_SUBMISSION
+    }
+}
+
+/// The shared state of one `advance` across device threads.
+struct Shared<'a> {
+    cluster: ClusterGeometry,
+    host_links: &'a [Option<HostLink>],
+    timeout: Duration,
+    jitter: Option<(u64, Duration)>,
+    abort: AtomicBool,
+}
+
+impl DeviceRunner {
+    /// Runs this device's wafers to state `target`, following the schedule.
+    fn run_to(&mut self, target: u64, shared: &Shared) -> Result<()> {
+        let mut rec = Recorder::new();
+        let points = shared.cluster.wafer.points();
+        while let Some(round) = self.scheduler.next_round(target)? {
+            if shared.abort.load(Ordering::SeqCst) {
+                return Err(Error::Timeout(format!(
+                    "aborted: device {} stopped at round {} because another device failed",
+                    self.device, round.number
+                )));
+            }
+            for (phase, items) in [
+                (Phase::Up, &round.up),
+                (Phase::Right, &round.right),
+                (Phase::Step, &round.step),
+            ] {
+                let mine: Vec<(usize, usize, u64)> = items
+                    .iter()
+                    .filter_map(|&(k, s)| self.local[k].map(|l| (k, l, s)))
+                    .collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                self.sleep(shared);
+                for &(k, _, s) in &mine {
+                    for link in inputs(&shared.cluster, phase, k) {
+                        self.upload(&mut rec, link, s, shared)?;
+                    }
+                }
+                let local: Vec<(usize, u64)> = mine.iter().map(|&(_, l, s)| (l, s)).collect();
+                self.shard.record(rec.pass(&self.shard.ctx), phase, &local);
+                let dir = match phase {
+                    Phase::Up => Direction::Up,
+                    Phase::Right => Direction::Right,
+                    Phase::Step => {
+                        rec.updates += points * mine.len() as u64;
+                        continue;
+                    }
+                };
+                for &(k, _, s) in &mine {
+                    let link = LinkId { from: k, dir };
+                    if shared.host_links[link.index()].is_some() {
+                        self.download(&mut rec, link, s);
+                    }
+                }
+            }
+            rec.rounds += 1;
+            if rec.is_full() {
+                self.flush(&mut rec, shared)?;
+            }
+        }
+        self.flush(&mut rec, shared)
+    }
+
+    /// Makes package `state` of an incoming host link present in this device's ring.
+    fn upload(
+        &mut self,
+        rec: &mut Recorder,
+        link: LinkId,
+        state: u64,
+        shared: &Shared,
+    ) -> Result<()> {
+        let i = link.index();
+        let Some(host) = &shared.host_links[i] else {
+            return Ok(());
+        };
+        if self.uploaded[i] == Some(state) {
+            return Ok(());
+        }
+        let package = match host.try_pop() {
+            Some(p) => p,
+            None => {
+                self.flush(rec, shared)?;
+                let started = Instant::now();
+                let popped = host.pop(shared.timeout, &shared.abort);
+                self.waited[i] += started.elapsed();
+                popped.map_err(|why| self.wait_error(why, link, state, "package", shared))?
+            }
+        };
+        if package.0 != state {
+            return Err(Error::Gpu(format!(
+                "the {} delivered the step-{} package where step {state} was due",
+                link.describe(&shared.cluster),
+                package.0
+            )));
+        }
+        let staging = self
+            .shard
+            .ctx
+            .device
+            .create_buffer(&wgpu::BufferDescriptor {
+                label: Some("package in"),
+                size: package.1.len() as u64 * 4,
+                usage: wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            });
+        staging
+            .get_mapped_range_mut(..)
+            .map_err(|e| Error::Gpu(format!("staging a package failed: {e}")))?
+            .copy_from_slice(bytemuck::cast_slice(&package.1));
+        staging.unmap();
+        let (ring, offset, size) = self.shard.slot(link, state);
+        rec.encoder(&self.shard.ctx)
+            .copy_buffer_to_buffer(&staging, 0, ring, offset, size);
+        self.uploaded[i] = Some(state);
+        Ok(())
+    }
+
+    /// Copies package `state` of an outgoing host link out of this device's ring.
+    fn download(&self, rec: &mut Recorder, link: LinkId, state: u64) {
+        let (ring, offset, size) = self.shard.slot(link, state);
+        let staging = self
+            .shard
+            .ctx
+            .device
+            .create_buffer(&wgpu::BufferDescriptor {
+                label: Some("package out"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        rec.encoder(&self.shard.ctx)
+            .copy_buffer_to_buffer(ring, offset, &staging, 0, size);
+        rec.downloads.push((link.index(), state, staging));
+    }
+
+    /// Submits what is recorded, waits, and hands the copied-out packages to their host
+    /// links in schedule order.
+    fn flush(&mut self, rec: &mut Recorder, shared: &Shared) -> Result<()> {
+        let ctx = self.shard.ctx.clone();
+        rec.pass = None;
+        if let Some(encoder) = rec.encoder.take() {
+            ctx.queue.submit([encoder.finish()]);
+        }
+        for (_, _, staging) in &rec.downloads {
+            staging.map_async(wgpu::MapMode::Read, .., |_| {});
+        }
+        ctx.wait().map_err(|e| {
+            Error::Gpu(format!(
+                "device {} (wafers {}) failed: {e}",
+                self.device,
+                self.wafer_list(&shared.cluster)
+            ))
+        })?;
+        for (link, state, staging) in rec.downloads.drain(..) {
+            let cells: Vec<f32> = bytemuck::cast_slice(
+                &staging
+                    .get_mapped_range(..)
+                    .map_err(|e| Error::Gpu(format!("reading a package failed: {e}")))?,
+            )
+            .to_vec();
+            let host = shared.host_links[link]
+                .as_ref()
+                .expect("downloads go to host links");
+            let id = LinkId::of_index(link);
+            host.push((state, cells), shared.timeout, &shared.abort)
+                .map_err(|why| self.wait_error(why, id, state, "room", shared))?;
+        }
+        rec.updates = 0;
+        rec.rounds = 0;
+        Ok(())
+    }
+
+    fn wait_error(
+        &self,
+        why: WaitFailed,
+        link: LinkId,
+        state: u64,
+        what: &str,
+        shared: &Shared,
+    ) -> Error {
+        let c = &shared.cluster;
+        let to = c.neighbour(link.from, link.dir);
+        let owner = |k: usize| self.owner[k];
+        let (x, y) = c.coords(if what == "room" { link.from } else { to });
+        let message = match what {
+            "room" => format!(
+                "wafer ({x},{y}) on device {} waited {:?} for room to send its step-{state} package on the {} to device {}; that device may be lost or hung",
+                self.device,
+                shared.timeout,
+                link.describe(c),
+                owner(to)
+            ),
+            _ => format!(
+                "wafer ({x},{y}) on device {} waited {:?} for its step-{state} package on the {} from device {}; that device may be lost or hung",
+                self.device,
+                shared.timeout,
+                link.describe(c),
+                owner(link.from)
+            ),
+        };
+        match why {
+            WaitFailed::TimedOut => Error::Timeout(message),
+            WaitFailed::Aborted => Error::Timeout(format!("aborted: {message}")),
+        }
+    }
+
+    fn wafer_list(&self, c: &ClusterGeometry) -> String {
+        let names: Vec<String> = self
+            .shard
+            .wafers
+            .iter()
+            .map(|&k| format!("{:?}", c.coords(k)))
+            .collect();
+        names.join(" ")
+    }
+
+    fn sleep(&mut self, shared: &Shared) {
+        if let Some((_, max)) = shared.jitter {
+            // xorshift64: a cheap, seeded sequence per device.
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            std::thread::sleep(max.mul_f64((self.rng % 1024) as f64 / 1024.0));
+        }
+    }
+}
+
+/// The links a wafer needs in a phase: the up package from below to forward its corner, and
+/// both incoming packages to step.
+fn inputs(c: &ClusterGeometry, phase: Phase, k: usize) -> Vec<LinkId> {
+    let incoming = |dir| LinkId {
+        from: c.upstream(k, dir),
+        dir,
+    };
+    match phase {
+        Phase::Up => vec![],
+        Phase::Right => vec![incoming(Direction::Up)],
+        Phase::Step => vec![incoming(Direction::Right), incoming(Direction::Up)],
+    }
+}
+
+/// The cluster engine (a 1x1 cluster is the single wafer, its links joining its edges).
+pub struct GpuCluster {
+    cluster: ClusterGeometry,
+    runners: Vec<DeviceRunner>,
+    host_links: Vec<Option<HostLink>>,
+    placement: Placement,
+    step: u64,
+}
+
+impl GpuCluster {
+    /// Places the problem's cluster on `ctx` and, for more devices, on its peers.
+    pub fn new(ctx: Arc<GpuContext>, problem: &Problem, placement: &Placement) -> Result<Self> {
+        let c = problem.cluster;
+        placement.validate(&c)?;
+        let specs = problem.links.resolve(&c)?;
+        Scheduler::new(c, &specs).preflight()?;
+        let ring = specs.iter().map(|s| s.capacity).max().unwrap_or(1).max(1);
+        let owner: Arc<Vec<usize>> =
+            Arc::new((0..c.count()).map(|k| placement.device_of(&c, k)).collect());
+        let host_links = (0..specs.len())
+            .map(|i| {
+                let id = LinkId::of_index(i);
+                let crosses = owner[id.from] != owner[c.neighbour(id.from, id.dir)];
+                crosses.then(|| HostLink::new(specs[i].capacity))
+            })
+            .collect();
+        let mut runners = vec![];
+        for (device, ctx) in ctx
+            .peers(placement.devices as usize)?
+            .into_iter()
+            .enumerate()
+        {
+            let wafers: Vec<usize> = (0..c.count()).filter(|&k| owner[k] == device).collect();
+            let mut local = vec![None; c.count()];
+            for (l, &k) in wafers.iter().enumerate() {
+                local[k] = Some(l);
+            }
+            runners.push(DeviceRunner {
+                device,
+                shard: Shard::new(ctx, problem, wafers, ring)?,
+                scheduler: Scheduler::new(c, &specs),
+                owner: owner.clone(),
+                local,
+                uploaded: vec![None; specs.len()],
+                waited: vec![Duration::ZERO; specs.len()],
+                rng: placement.jitter.map_or(1, |(seed, _)| seed) ^ (device as u64 + 1) << 32,
+            });
+        }
+        Ok(Self {
+            cluster: c,
+            runners,
+            host_links,
+            placement: placement.clone(),
+            step: 0,
+        })
+    }
+
+    /// Link statistics so far, by dense link index: the schedule's counts and each
+    /// receiving device's waiting time.
+    pub fn link_stats(&self) -> Vec<LinkStats> {
+        let mut stats = self.runners[0].scheduler.stats();
+        for runner in &self.runners {
+            for (s, waited) in stats.iter_mut().zip(&runner.waited) {
+                s.wait_ms += waited.as_secs_f64() * 1e3;
+            }
+        }
+        stats
+    }
+
+    /// Rounds of the schedule run so far.
+    pub fn rounds(&self) -> u64 {
+        self.runners[0].scheduler.rounds()
+    }
+
+    /// The raw SRAM of every wafer (`x` of Table 3), wafer-major in cluster order.
+    pub fn sram(&self) -> Result<Vec<f32>> {
+        let mut sram = vec![];
+        for runner in &self.runners {
+            sram.extend(runner.shard.sram(self.step)?);
+        }
+        Ok(sram)
+    }
+
+    /// The raw ring buffers of the links in direction `dir` on device 0.
+    pub fn link_ring(&self, dir: Direction) -> Result<Vec<f32>> {
+        self.runners[0].shard.link_ring(dir)
+    }
+}
+
+impl Simulator for GpuCluster {
+    fn advance(&mut self, steps: u64) -> Result<()> {
+        let target = self.step + steps;
+        let shared = Shared {
+            cluster: self.cluster,
+            host_links: &self.host_links,
+            timeout: self.placement.timeout,
+            jitter: self.placement.jitter,
+            abort: AtomicBool::new(false),
+        };
+        let results: Vec<Result<()>> = match self.runners.as_mut_slice() {
+            [only] => vec![only.run_to(target, &shared)],
+            runners => std::thread::scope(|scope| {
+                let handles: Vec<_> = runners
+                    .iter_mut()
+                    .map(|runner| {
+                        let shared = &shared;
+                        scope.spawn(move || {
+                            let result = runner.run_to(target, shared);
+                            if result.is_err() {
+                                shared.abort.store(true, Ordering::SeqCst);
+                                shared.host_links.iter().flatten().for_each(HostLink::wake);
+                            }
+                            result
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(Error::Gpu("a device thread panicked".into())))
+                    })
+                    .collect()
+            }),
+        };
+        // The first failure that is not another thread's abort is the cause.
+        let mut errors: Vec<Error> = results.into_iter().filter_map(Result::err).collect();
+        errors.sort_by_key(|e| e.to_string().starts_with("aborted"));
+        if let Some(e) = errors.into_iter().next() {
+            return Err(e);
+        }
+        self.step = target;
+        Ok(())
+    }
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn field(&self) -> Result<GlobalField> {
+        let whole = self.cluster.whole()?;
+        let (nx, ny) = whole.global_size();
+        let mut field = GlobalField {
+            nx,
+            ny,
+            data: vec![0.0; (nx * ny) as usize],
+        };
+        for runner in &self.runners {
+            runner.shard.gather_into(&mut field, self.step)?;
+        }
+        Ok(field)
+    }
+
+    fn describe(&self) -> String {
+        let c = &self.cluster;
+        let adapter = self.runners[0].shard.ctx.describe();
+        let wafers = match c.count() {
+            1 => format!("wafer of {}x{} PEs", c.wafer.pes_x, c.wafer.pes_y),
+            _ => format!(
+                "{}x{} cluster of {}x{} PE wafers",
+                c.wafers_x, c.wafers_y, c.wafer.pes_x, c.wafer.pes_y
+            ),
+        };
+        match self.runners.len() {
+            1 => format!("emulated {wafers} on {adapter}"),
+            d => format!("emulated {wafers} on {d} devices (one thread each) of {adapter}"),
+        }
+    }
+
+    fn link_stats(&self) -> Option<Vec<LinkStats>> {
+        Some(GpuCluster::link_stats(self))
+    }
+}

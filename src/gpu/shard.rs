@@ -1,0 +1,261 @@
+//! The wafers of a cluster that one device holds: their SRAM (Table 3's `x` and `y` for every
+//! wafer, wafer-major), the link ring buffers, and the dispatches of the schedule's phases.
+
+use std::sync::Arc;
+
+use super::context::GpuContext;
+use super::shaders;
+use super::uniforms::{
+    ClusterUniform, DispatchUniform, WaferUniform, WeightsUniform, BLOCK_COLS, ROWS_PER_THREAD,
+};
+use crate::cluster::{ClusterGeometry, Direction, LinkId};
+use crate::field::GlobalField;
+use crate::model::Problem;
+use crate::Result;
+
+/// Spare cells after the last SRAM block: a compute invocation reads whole windows of
+/// `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its block.
+const SRAM_TAIL: u32 = BLOCK_COLS + 2;
+
+/// What a phase of a round runs on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Pack the up packages.
+    Up,
+    /// Pack the right packages (corner forwarded from the up package from below).
+    Right,
+    /// `sendrecv` then `compute`: one step.
+    Step,
+}
+
+/// One pipeline with its bind groups by parity of the state and its threads per wafer.
+struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    groups: [wgpu::BindGroup; 2],
+    dispatch_group: wgpu::BindGroup,
+    threads_per_wafer: u64,
+}
+
+pub struct Shard {
+    pub ctx: Arc<GpuContext>,
+    cluster: ClusterGeometry,
+    /// Cluster index of each wafer this device holds, in SRAM order.
+    pub wafers: Vec<usize>,
+    /// Slots per link ring buffer.
+    ring: u32,
+    sram: [wgpu::Buffer; 2],
+    /// Ring buffers of every link of the cluster, by sending wafer: up, then right.
+    links: [wgpu::Buffer; 2],
+    kernels: [Kernel; 4],
+    /// Dispatch entries: `(range, state mod 2 ring)`, range 0 = all wafers, 1 + l = wafer l.
+    dispatch_stride: u64,
+}
+
+impl Shard {
+    /// Uploads the initial field of the wafers `wafers` (cluster indices) to `ctx`, with link
+    /// rings of `ring` slots.
+    pub fn new(
+        ctx: Arc<GpuContext>,
+        problem: &Problem,
+        wafers: Vec<usize>,
+        ring: u32,
+    ) -> Result<Self> {
+        let c = problem.cluster;
+        let g = c.wafer;
+        let what = format!(
+            "{} wafers of {}x{} PEs with n = {}",
+            wafers.len(),
+            g.pes_x,
+            g.pes_y,
+            g.n
+        );
+        ctx.check_binding(
+            &what,
+            (c.wafer.sram_cells() * wafers.len() as u64 + SRAM_TAIL as u64) * 4,
+        )?;
+        let mut initial = c.scatter(&problem.initial_field(), &wafers)?;
+        initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
+        let sram = [
+            ctx.storage_buffer("sram x", &initial)?,
+            ctx.storage_buffer("sram y", &initial)?,
+        ];
+        drop(initial);
+        let link_buffer = |dir| {
+            let cells = c.count() * ring as usize * c.package_cells(dir);
+            ctx.storage_buffer(&format!("{} links", dir.name()), &vec![0.0; cells])
+        };
+        let links = [link_buffer(Direction::Up)?, link_buffer(Direction::Right)?];
+        let wafer = ctx.uniform_buffer("wafer", &WaferUniform::new(&g));
+        let cluster = ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring));
+        let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
+        let ids = ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?;
+        let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
+        let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
+            .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
+        let dispatches = dispatch_table(wafers.len(), ring, dispatch_stride);
+        let dispatches = ctx.uniform_bytes("dispatches", &dispatches);
+        let kernel =
+            |label: &str,
+             source: &str,
+             entry: &str,
+             threads: u64,
+             group: &dyn Fn(&wgpu::ComputePipeline, usize) -> wgpu::BindGroup| {
+                let pipeline = ctx.pipeline(label, source, entry);
+                Kernel {
+                    groups: [0, 1].map(|x| group(&pipeline, x)),
+                    dispatch_group: ctx.dispatch_group(
+                        &pipeline,
+                        &dispatches,
+                        std::mem::size_of::<DispatchUniform>() as u64,
+                    ),
+                    pipeline,
+                    threads_per_wafer: threads,
+                }
+            };
+        let linked = |p: &wgpu::ComputePipeline, x: usize| {
+            ctx.bind_group(p, &[&wafer, &cluster, &ids, &sram[x], &links[0], &links[1]])
+        };
+        let computed = |p: &wgpu::ComputePipeline, x: usize| {
+            ctx.bind_group(p, &[&wafer, &weights, &sram[x], &sram[1 - x]])
+        };
+        let pack = shaders::cluster_pack();
+        let n = g.n as u64;
+        let compute_threads = g.pe_count() as u64
+            * n.div_ceil(BLOCK_COLS as u64)
+            * n.div_ceil(ROWS_PER_THREAD as u64);
+        let kernels = [
+            kernel(
+                "pack up",
+                &pack,
+                "pack_up",
+                c.package_cells(Direction::Up) as u64,
+                &linked,
+            ),
+            kernel(
+                "pack right",
+                &pack,
+                "pack_right",
+                c.package_cells(Direction::Right) as u64,
+                &linked,
+            ),
+            kernel(
+                "sendrecv",
+                &shaders::cluster_sendrecv(),
+                "sendrecv",
+                g.pe_count() as u64,
+                &linked,
+            ),
+            kernel(
+                "compute",
+                &shaders::wafer_compute(problem.kernel),
+                "compute",
+                compute_threads,
+                &computed,
+            ),
+        ];
+        Ok(Self {
+            ctx,
+            cluster: c,
+            wafers,
+            ring,
+            sram,
+            links,
+            kernels,
+            dispatch_stride,
+        })
+    }
+
+    /// Records `phase` for `items`, `(local wafer, state)` pairs: one dispatch when every
+    /// wafer of the device takes part with the same state, else one per wafer.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, phase: Phase, items: &[(usize, u64)]) {
+        let kernels: &[usize] = match phase {
+            Phase::Up => &[0],
+            Phase::Right => &[1],
+            Phase::Step => &[2, 3],
+        };
+        let together = items.len() == self.wafers.len()
+            && items.iter().all(|&(_, s)| s == items[0].1)
+            && items.iter().enumerate().all(|(i, &(l, _))| i == l);
+        let ranges: Vec<(usize, usize, u64)> = if together {
+            vec![(0, items.len(), items[0].1)]
+        } else {
+            items.iter().map(|&(l, s)| (1 + l, 1, s)).collect()
+        };
+        for &k in kernels {
+            let kernel = &self.kernels[k];
+            pass.set_pipeline(&kernel.pipeline);
+            for &(range, count, state) in &ranges {
+                let entry = range as u64 * 2 * self.ring as u64 + state % (2 * self.ring as u64);
+                pass.set_bind_group(0, &kernel.groups[(state % 2) as usize], &[]);
+                pass.set_bind_group(
+                    shaders::DISPATCH_GROUP,
+                    &kernel.dispatch_group,
+                    &[(entry * self.dispatch_stride) as u32],
+                );
+                let (x, y) = self
+                    .ctx
+                    .dispatch_size(kernel.threads_per_wafer * count as u64);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+    }
+
+    /// The ring buffer of links in direction `dir` and the byte range of package `state`'s
+    /// slot on `link`.
+    pub fn slot(&self, link: LinkId, state: u64) -> (&wgpu::Buffer, u64, u64) {
+        let cells = self.cluster.package_cells(link.dir) as u64;
+        let slot = link.from as u64 * self.ring as u64 + state % self.ring as u64;
+        (self.link_buffer(link.dir), slot * cells * 4, cells * 4)
+    }
+
+    /// The raw SRAM (`x` of Table 3) of this device's wafers, all holding state `step`.
+    pub fn sram(&self, step: u64) -> Result<Vec<f32>> {
+        let mut sram = self.ctx.read_buffer(&self.sram[(step % 2) as usize])?;
+        sram.truncate((self.cluster.wafer.sram_cells() * self.wafers.len() as u64) as usize);
+        Ok(sram)
+    }
+
+    /// Writes this device's wafers' owned cells at state `step` into the global field.
+    pub fn gather_into(&self, out: &mut GlobalField, step: u64) -> Result<()> {
+        let sram = self.sram(step)?;
+        self.cluster.gather_into(out, &sram, &self.wafers, step);
+        Ok(())
+    }
+
+    fn link_buffer(&self, dir: Direction) -> &wgpu::Buffer {
+        match dir {
+            Direction::Up => &self.links[0],
+            Direction::Right => &self.links[1],
+        }
+    }
+
+    /// The ring buffers of the links in direction `dir`, raw (for tests of the packages).
+    pub fn link_ring(&self, dir: Direction) -> Result<Vec<f32>> {
+        self.ctx.read_buffer(self.link_buffer(dir))
+    }
+}
+
+/// The dispatch entries, `stride` bytes apart: for range 0 (all `wafers`) and each single
+/// wafer, one entry per state modulo `2 ring` (parity and ring slot).
+fn dispatch_table(wafers: usize, ring: u32, stride: u64) -> Vec<u8> {
+    let period = 2 * ring as usize;
+    let mut table = vec![0u8; (wafers + 1) * period * stride as usize];
+    for range in 0..=wafers {
+        for step in 0..period {
+            let (first, count) = match range {
+                0 => (0, wafers),
+                l => (l - 1, 1),
+            };
+            let entry = DispatchUniform {
+                first: first as u32,
+                count: count as u32,
+                step: step as u32,
+                pad: 0,
+            };
+            let at = (range * period + step) * stride as usize;
+            table[at..at + std::mem::size_of::<DispatchUniform>()]
+                .copy_from_slice(bytemuck::bytes_of(&entry));
+        }
+    }
+    table
+}

@@ -1,0 +1,278 @@
+//! DESIGN.md's determinism contract on clusters: wafers joined by delayed, bounded links, on one
+//! device or several, equal the plain global-grid kernel bit for bit; a cluster that cannot
+//! progress says which wafer, link and step; traffic only flows right and up.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use wafer_emu::cluster::package::{pack_right, pack_up};
+use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
+use wafer_emu::error::Error;
+use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement};
+use wafer_emu::kernels::KernelKind;
+use wafer_emu::model::{Problem, Simulator};
+
+fn bits(sim: &dyn Simulator) -> Vec<u32> {
+    let field = sim.field().unwrap();
+    field.data.iter().map(|v| v.to_bits()).collect()
+}
+
+fn placement(devices: u32) -> Placement {
+    Placement {
+        devices,
+        ..Placement::default()
+    }
+}
+
+/// A small deterministic generator for the random cases.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Runs the cluster and the global kernel to each checkpoint (several `advance` calls) and
+/// compares bits; returns the link statistics.
+fn assert_cluster_equals_global(
+    ctx: &Arc<GpuContext>,
+    problem: &Problem,
+    placement: &Placement,
+    checkpoints: &[u64],
+    what: &str,
+) -> Vec<LinkStats> {
+    let mut cluster = GpuCluster::new(ctx.clone(), problem, placement).unwrap();
+    let mut global = GpuGlobal::new(ctx.clone(), problem).unwrap();
+    for &t in checkpoints {
+        cluster.advance(t - cluster.step()).unwrap();
+        global.advance(t - global.step()).unwrap();
+        let (a, b) = (bits(&cluster), bits(&global));
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(differ, 0, "{what}: {differ} points differ after {t} steps");
+    }
+    cluster.link_stats()
+}
+
+#[test]
+fn clusters_equal_the_global_kernel_for_every_shape_delay_capacity_and_device_count() {
+    let Some(ctx) = common::gpu() else { return };
+    let shapes = [(1, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (4, 4)];
+    let mut case = 0u32;
+    let mut piled_up = false;
+    for kernel in KernelKind::ALL {
+        for wafers in shapes {
+            let problem = common::cluster_problem(kernel, wafers, (3, 2), 2, 3);
+            let count = wafers.0 * wafers.1;
+            for delay in 0..=5 {
+                case += 1;
+                let capacity = 1 + (delay + case) % 8;
+                let devices = 1 + case % 3.min(count);
+                // Every other case slows one link down, so that wafers drift apart and
+                // packages pile up in the faster links.
+                let mut links = LinkConfig::uniform(delay, capacity);
+                if case.is_multiple_of(2) {
+                    let slow = LinkSpec {
+                        delay: delay + 3,
+                        capacity: 8,
+                    };
+                    links.overrides.push(((0, 0), Direction::Right, slow));
+                }
+                let problem = problem.clone().with_links(links).unwrap();
+                let what = format!(
+                    "{} on {}x{} wafers, delay {delay}, capacity {capacity}, {devices} devices",
+                    kernel.name(),
+                    wafers.0,
+                    wafers.1
+                );
+                let stats = assert_cluster_equals_global(
+                    &ctx,
+                    &problem,
+                    &placement(devices),
+                    &[0, 5, 13],
+                    &what,
+                );
+                piled_up |= stats.iter().any(|s| s.max_occupancy > 1);
+            }
+        }
+    }
+    assert!(
+        piled_up,
+        "no case had more than one package in flight on a link"
+    );
+}
+
+/// Random shapes, delays and capacities per link, device counts, and random sleeps in the
+/// device threads: the values never change.
+#[test]
+fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
+    let Some(ctx) = common::gpu() else { return };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for case in 0..12 {
+        let wafers = (1 + rng.below(4) as u32, 1 + rng.below(4) as u32);
+        let pes = (1 + rng.below(3) as u32, 1 + rng.below(3) as u32);
+        let n = 2 + rng.below(3) as u32;
+        let kernel = KernelKind::ALL[case % 2];
+        let mut links = LinkConfig::uniform(rng.below(6) as u32, 1 + rng.below(8) as u32);
+        for _ in 0..rng.below(4) {
+            let at = (
+                rng.below(wafers.0 as u64) as u32,
+                rng.below(wafers.1 as u64) as u32,
+            );
+            let dir = Direction::ALL[rng.below(2) as usize];
+            let spec = LinkSpec {
+                delay: rng.below(6) as u32,
+                capacity: 1 + rng.below(8) as u32,
+            };
+            links.overrides.push((at, dir, spec));
+        }
+        let problem = common::cluster_problem(kernel, wafers, pes, n, case as u64)
+            .with_links(links.clone())
+            .unwrap();
+        let devices = 1 + rng.below(3.min(wafers.0 * wafers.1) as u64) as u32;
+        let placement = Placement {
+            devices,
+            jitter: Some((case as u64 + 1, Duration::from_micros(300))),
+            ..Placement::default()
+        };
+        let steps = 1 + rng.below(20);
+        let what = format!(
+            "case {case}: {} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices, links {links:?}",
+            kernel.name()
+        );
+        assert_cluster_equals_global(&ctx, &problem, &placement, &[steps / 2, steps], &what);
+    }
+}
+
+#[test]
+fn a_link_of_capacity_zero_fails_naming_wafer_link_and_step() {
+    let Some(ctx) = common::gpu() else { return };
+    for devices in [1, 2] {
+        let mut links = LinkConfig::default();
+        links.overrides.push((
+            (1, 0),
+            Direction::Up,
+            LinkSpec {
+                delay: 1,
+                capacity: 0,
+            },
+        ));
+        let problem = common::cluster_problem(KernelKind::Heat5, (2, 2), (2, 2), 2, 1)
+            .with_links(links)
+            .unwrap();
+        // Found before any work: the schedule is run dry for two steps first.
+        let Err(err) = GpuCluster::new(ctx.clone(), &problem, &placement(devices)) else {
+            panic!("a link of capacity 0 was accepted");
+        };
+        let message = err.to_string();
+        assert!(matches!(err, Error::Deadlock(_)), "{message}");
+        assert!(
+            message.contains("wafer (1,0)")
+                && message.contains("up link (1,0)->(1,1)")
+                && message.contains("step-0"),
+            "{message}"
+        );
+    }
+}
+
+/// A device thread that stops answering (here: sleeps far past the time limit) is reported by
+/// the threads waiting on it, with the wafer, the link and the step, instead of a hang.
+#[test]
+fn a_hung_device_is_reported_within_the_time_limit() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = common::cluster_problem(KernelKind::Heat9, (2, 1), (2, 2), 2, 1);
+    let placement = Placement {
+        devices: 2,
+        timeout: Duration::from_millis(30),
+        jitter: Some((5, Duration::from_millis(400))),
+    };
+    let mut cluster = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
+    let started = std::time::Instant::now();
+    let err = cluster.advance(50).unwrap_err();
+    let message = err.to_string();
+    eprintln!("reported: {message}");
+    assert!(matches!(err, Error::Timeout(_)), "{message}");
+    assert!(
+        message.contains("wafer (") && message.contains("link (") && message.contains("step-"),
+        "{message}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// Every link goes one wafer right or one wafer up (on the torus), and carries exactly one
+/// package of its size per step: nothing ever flows left or down.
+#[test]
+fn traffic_only_flows_right_and_up() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = common::cluster_problem(KernelKind::Heat9, (3, 2), (2, 3), 2, 4);
+    let c = problem.cluster;
+    let steps = 9;
+    let stats = assert_cluster_equals_global(&ctx, &problem, &placement(2), &[steps], "3x2 wafers");
+    assert_eq!(stats.len(), 2 * c.count());
+    for s in &stats {
+        let (dx, dy) = (
+            (s.to.0 + c.wafers_x - s.from.0) % c.wafers_x,
+            (s.to.1 + c.wafers_y - s.from.1) % c.wafers_y,
+        );
+        let (expected, cells) = match s.direction {
+            Direction::Right => ((1 % c.wafers_x, 0), c.package_cells(Direction::Right)),
+            Direction::Up => ((0, 1 % c.wafers_y), c.package_cells(Direction::Up)),
+        };
+        assert_eq!((dx, dy), expected, "{s}");
+        assert!(s.packages >= steps && s.packages <= steps + 1, "{s}");
+        assert_eq!(s.bytes, s.packages * cells as u64 * 4, "{s}");
+    }
+}
+
+/// The packages the GPU packs into the link rings equal the CPU twins of the packing kernels,
+/// computed from the wafers' SRAM.
+#[test]
+fn gpu_packages_equal_the_cpu_twins() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = common::cluster_problem(KernelKind::Heat5, (2, 3), (3, 2), 3, 6)
+        .with_links(LinkConfig::uniform(0, 3))
+        .unwrap();
+    let c = problem.cluster;
+    let mut cluster = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
+    let t = 4;
+    cluster.advance(t).unwrap();
+    let sram = cluster.sram().unwrap();
+    // Step t + 1 sends the packages of state t; they stay in their ring slots.
+    cluster.advance(1).unwrap();
+    let per = c.wafer.sram_cells() as usize;
+    let wafer_sram = |k: usize| &sram[k * per..(k + 1) * per];
+    let ring = 3;
+    let slot = |dir: Direction, k: usize| {
+        let cells = c.package_cells(dir);
+        let first = (k * ring + t as usize % ring) * cells;
+        first..first + cells
+    };
+    let (up_ring, right_ring) = (
+        cluster.link_ring(Direction::Up).unwrap(),
+        cluster.link_ring(Direction::Right).unwrap(),
+    );
+    for k in 0..c.count() {
+        let up = pack_up(&c, wafer_sram(k));
+        assert_eq!(
+            up_ring[slot(Direction::Up, k)],
+            up[..],
+            "up package of wafer {k}"
+        );
+        let below = c.upstream(k, Direction::Up);
+        let right = pack_right(&c, wafer_sram(k), &pack_up(&c, wafer_sram(below)));
+        assert_eq!(
+            right_ring[slot(Direction::Right, k)],
+            right[..],
+            "right package of wafer {k}"
+        );
+    }
+}
