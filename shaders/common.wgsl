@@ -45,10 +45,12 @@ struct Cluster {
 }
 
 // What one dispatch covers: the device's wafers [first, first + count), all holding the
-// state `step` (modulo 2 * ring). Bound at a dynamic offset in group 1.
+// state `step` (modulo 2 * ring), and of each wafer the PEs in the rectangle
+// [pes.x, pes.z) x [pes.y, pes.w). Bound at a dynamic offset in group 1.
 struct Dispatch {
     first: u32,
     count: u32,
     step: u32,
     _pad: u32,
+    pes: vec4<u32>,
 }

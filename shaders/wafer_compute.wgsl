@@ -1,5 +1,5 @@
-// Table 3's compute on every PE of the dispatch's wafers: y[i+w][j+w] = S(x)[i+p][j+p] over
-// the owned n x n points.
+// Table 3's compute on the dispatch's PEs (a rectangle of each of its wafers):
+// y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
 // values and stores BLOCK_COLS. The per-cell maths `stencil_point` comes from the kernel's file.
@@ -23,11 +23,16 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let rows = wafer.rows_per_thread;
     let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
     let per_pe = col_blocks * ((n + rows - 1u) / rows);
-    let pes = wafer.pes_x * wafer.pes_y;
-    if id / per_pe >= dispatch.count * pes {
+    let rect = dispatch.pes;
+    let rect_x = rect.z - rect.x;
+    let in_rect = rect_x * (rect.w - rect.y);
+    let item = id / per_pe;
+    if item >= dispatch.count * in_rect {
         return;
     }
-    let pe = dispatch.first * pes + id / per_pe;
+    let at = item % in_rect;
+    let wafer_pe = (rect.y + at / rect_x) * wafer.pes_x + rect.x + at % rect_x;
+    let pe = (dispatch.first + item / in_rect) * wafer.pes_x * wafer.pes_y + wafer_pe;
     let j0 = id % col_blocks * BLOCK_COLS;
     let i0 = (id % per_pe) / col_blocks * rows;
     let i1 = min(i0 + rows, n);

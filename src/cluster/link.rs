@@ -184,8 +184,8 @@ impl LinkConfig {
 }
 
 /// What one link carried during a run. Rounds are the emulation's logical clock, the same in
-/// every placement; `wait_ms` is real time the receiving device thread spent waiting for the
-/// link's packages (multi-device only).
+/// every placement; `wait_ms` is real time the device threads at its ends spent blocked on it
+/// (waiting for a package, or for room), only for links between devices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkStats {
     pub link: String,

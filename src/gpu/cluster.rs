@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::GpuContext;
-use super::shard::{Phase, Shard};
+use super::shard::{Part, Shard};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
@@ -81,16 +81,31 @@ struct DeviceRunner {
     local: Vec<Option<usize>>,
     /// Last state uploaded from each incoming host link, by dense link index.
     uploaded: Vec<Option<u64>>,
-    /// Time spent waiting for each incoming host link.
+    /// Time spent waiting on each host link: for its packages or for room in it.
     waited: Vec<Duration>,
+    /// Whether steps compute the edge first and defer the interior (this device sends
+    /// packages to another and its wafers have interior PEs).
+    split: bool,
+    /// `(local wafer, state)` whose interior compute of the step from `state` is deferred.
+    deferred: Vec<(usize, u64)>,
+    /// Staging buffers for outgoing packages, free for reuse, by direction.
+    free_staging: [Vec<wgpu::Buffer>; 2],
     rng: u64,
+}
+
+/// The schedule's phases of a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Up,
+    Right,
+    Step,
 }
 
 /// Commands being recorded: an encoder and, while dispatches go in, its compute pass.
 struct Recorder {
     encoder: Option<wgpu::CommandEncoder>,
     pass: Option<wgpu::ComputePass<'static>>,
-    /// Host-bound packages copied out in this submission: link, state, staging buffer.
+    /// Host-bound packages copied out since the last flush: link, state, staging buffer.
     downloads: Vec<(usize, u64, wgpu::Buffer)>,
     updates: u64,
     rounds: u64,
@@ -122,6 +137,13 @@ impl Recorder {
             self.pass = Some(pass);
         }
         self.pass.as_mut().expect("just opened")
+    }
+
+    /// Submits what is recorded without waiting.
+    fn submit(&mut self, ctx: &GpuContext) -> Option<wgpu::SubmissionIndex> {
+        self.pass = None;
+        let encoder = self.encoder.take()?;
+        Some(ctx.queue.submit([encoder.finish()]))
     }
 
     fn is_full(&self) -> bool {
@@ -169,7 +191,7 @@ impl DeviceRunner {
                     }
                 }
                 let local: Vec<(usize, u64)> = mine.iter().map(|&(_, l, s)| (l, s)).collect();
-                self.shard.record(rec.pass(&self.shard.ctx), phase, &local);
+                self.record(&mut rec, phase, &local);
                 let dir = match phase {
                     Phase::Up => Direction::Up,
                     Phase::Right => Direction::Right,
@@ -186,11 +208,37 @@ impl DeviceRunner {
                 }
             }
             rec.rounds += 1;
-            if rec.is_full() {
+            // Packages leave at the end of their round at the latest.
+            if rec.is_full() || !rec.downloads.is_empty() {
                 self.flush(&mut rec, shared)?;
             }
         }
+        let deferred = std::mem::take(&mut self.deferred);
+        self.shard
+            .compute(rec.pass(&self.shard.ctx), &deferred, Part::Interior);
         self.flush(&mut rec, shared)
+    }
+
+    /// Records one phase for `items`, `(local wafer, state)` pairs. A step first completes
+    /// any deferred interior (its `sendrecv` reads every owned cell); when `split`, it then
+    /// computes the edge only and defers the interior to the next flush.
+    fn record(&mut self, rec: &mut Recorder, phase: Phase, items: &[(usize, u64)]) {
+        let pass = rec.pass(&self.shard.ctx);
+        match phase {
+            Phase::Up => self.shard.pack_up(pass, items),
+            Phase::Right => self.shard.pack_right(pass, items),
+            Phase::Step => {
+                let deferred = std::mem::take(&mut self.deferred);
+                self.shard.compute(pass, &deferred, Part::Interior);
+                self.shard.sendrecv(pass, items);
+                if self.split {
+                    self.shard.compute(pass, items, Part::Edge);
+                    self.deferred = items.to_vec();
+                } else {
+                    self.shard.compute(pass, items, Part::All);
+                }
+            }
+        }
     }
 
     /// Makes package `state` of an incoming host link present in this device's ring.
@@ -225,77 +273,80 @@ impl DeviceRunner {
                 package.0
             )));
         }
-        let staging = self
-            .shard
+        // `write_buffer` lands before the next submission: submit what is recorded first.
+        rec.submit(&self.shard.ctx);
+        let (ring, offset, _) = self.shard.slot(link, state);
+        self.shard
             .ctx
-            .device
-            .create_buffer(&wgpu::BufferDescriptor {
-                label: Some("package in"),
-                size: package.1.len() as u64 * 4,
-                usage: wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: true,
-            });
-        staging
-            .get_mapped_range_mut(..)
-            .map_err(|e| Error::Gpu(format!("staging a package failed: {e}")))?
-            .copy_from_slice(bytemuck::cast_slice(&package.1));
-        staging.unmap();
-        let (ring, offset, size) = self.shard.slot(link, state);
-        rec.encoder(&self.shard.ctx)
-            .copy_buffer_to_buffer(&staging, 0, ring, offset, size);
+            .queue
+            .write_buffer(ring, offset, bytemuck::cast_slice(&package.1));
         self.uploaded[i] = Some(state);
         Ok(())
     }
 
     /// Copies package `state` of an outgoing host link out of this device's ring.
-    fn download(&self, rec: &mut Recorder, link: LinkId, state: u64) {
+    fn download(&mut self, rec: &mut Recorder, link: LinkId, state: u64) {
         let (ring, offset, size) = self.shard.slot(link, state);
-        let staging = self
-            .shard
-            .ctx
-            .device
-            .create_buffer(&wgpu::BufferDescriptor {
-                label: Some("package out"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+        let ctx = &self.shard.ctx;
+        let staging = self.free_staging[link.dir as usize]
+            .pop()
+            .unwrap_or_else(|| {
+                ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("package out"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
             });
-        rec.encoder(&self.shard.ctx)
+        rec.encoder(ctx)
             .copy_buffer_to_buffer(ring, offset, &staging, 0, size);
         rec.downloads.push((link.index(), state, staging));
     }
 
-    /// Submits what is recorded, waits, and hands the copied-out packages to their host
-    /// links in schedule order.
+    /// Submits what is recorded, then the deferred interior computes; waits for the former
+    /// only, and hands the copied-out packages to their host links in schedule order while
+    /// the interior runs.
     fn flush(&mut self, rec: &mut Recorder, shared: &Shared) -> Result<()> {
         let ctx = self.shard.ctx.clone();
-        rec.pass = None;
-        if let Some(encoder) = rec.encoder.take() {
-            ctx.queue.submit([encoder.finish()]);
+        let packed = rec.submit(&ctx);
+        let deferred = std::mem::take(&mut self.deferred);
+        if !deferred.is_empty() {
+            self.shard
+                .compute(rec.pass(&ctx), &deferred, Part::Interior);
+            rec.submit(&ctx);
         }
         for (_, _, staging) in &rec.downloads {
             staging.map_async(wgpu::MapMode::Read, .., |_| {});
         }
-        ctx.wait().map_err(|e| {
-            Error::Gpu(format!(
-                "device {} (wafers {}) failed: {e}",
+        let wait = wgpu::PollType::Wait {
+            submission_index: packed,
+            timeout: Some(shared.timeout),
+        };
+        ctx.device.poll(wait).map_err(|e| {
+            Error::Timeout(format!(
+                "device {} (wafers {}) did not finish its work within {:?}: {e}; the device may be lost or hung",
                 self.device,
-                self.wafer_list(&shared.cluster)
+                self.wafer_list(&shared.cluster),
+                shared.timeout
             ))
         })?;
-        for (link, state, staging) in rec.downloads.drain(..) {
+        for (link, state, staging) in std::mem::take(&mut rec.downloads) {
             let cells: Vec<f32> = bytemuck::cast_slice(
                 &staging
                     .get_mapped_range(..)
                     .map_err(|e| Error::Gpu(format!("reading a package failed: {e}")))?,
             )
             .to_vec();
+            staging.unmap();
+            let id = LinkId::of_index(link);
+            self.free_staging[id.dir as usize].push(staging);
             let host = shared.host_links[link]
                 .as_ref()
                 .expect("downloads go to host links");
-            let id = LinkId::of_index(link);
-            host.push((state, cells), shared.timeout, &shared.abort)
-                .map_err(|why| self.wait_error(why, id, state, "room", shared))?;
+            let started = Instant::now();
+            let pushed = host.push((state, cells), shared.timeout, &shared.abort);
+            self.waited[link] += started.elapsed();
+            pushed.map_err(|why| self.wait_error(why, id, state, "room", shared))?;
         }
         rec.updates = 0;
         rec.rounds = 0;
@@ -390,11 +441,11 @@ impl GpuCluster {
         let ring = specs.iter().map(|s| s.capacity).max().unwrap_or(1).max(1);
         let owner: Arc<Vec<usize>> =
             Arc::new((0..c.count()).map(|k| placement.device_of(&c, k)).collect());
+        let crosses = |k: usize, dir: Direction| owner[k] != owner[c.neighbour(k, dir)];
         let host_links = (0..specs.len())
             .map(|i| {
                 let id = LinkId::of_index(i);
-                let crosses = owner[id.from] != owner[c.neighbour(id.from, id.dir)];
-                crosses.then(|| HostLink::new(specs[i].capacity))
+                crosses(id.from, id.dir).then(|| HostLink::new(specs[i].capacity))
             })
             .collect();
         let mut runners = vec![];
@@ -408,9 +459,16 @@ impl GpuCluster {
             for (l, &k) in wafers.iter().enumerate() {
                 local[k] = Some(l);
             }
+            let sends = wafers
+                .iter()
+                .any(|&k| Direction::ALL.iter().any(|&dir| crosses(k, dir)));
+            let shard = Shard::new(ctx, problem, wafers, ring)?;
             runners.push(DeviceRunner {
                 device,
-                shard: Shard::new(ctx, problem, wafers, ring)?,
+                split: sends && shard.has_interior(),
+                deferred: vec![],
+                free_staging: [vec![], vec![]],
+                shard,
                 scheduler: Scheduler::new(c, &specs),
                 owner: owner.clone(),
                 local,
@@ -428,8 +486,8 @@ impl GpuCluster {
         })
     }
 
-    /// Link statistics so far, by dense link index: the schedule's counts and each
-    /// receiving device's waiting time.
+    /// Link statistics so far, by dense link index: the schedule's counts and the time the
+    /// device threads waited on the link.
     pub fn link_stats(&self) -> Vec<LinkStats> {
         let mut stats = self.runners[0].scheduler.stats();
         for runner in &self.runners {

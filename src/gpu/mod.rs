@@ -16,4 +16,3 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
-pub use shard::Phase;

@@ -11,21 +11,34 @@ use super::uniforms::{
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
 use crate::model::Problem;
+use crate::wafer::WaferGeometry;
 use crate::Result;
 
 /// Spare cells after the last SRAM block: a compute invocation reads whole windows of
 /// `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its block.
 const SRAM_TAIL: u32 = BLOCK_COLS + 2;
 
-/// What a phase of a round runs on the device.
+/// Which PEs of each wafer a compute dispatch covers. Packages are packed from the edge
+/// (the top and right bands of PEs, `ceil(w/n)` wide), so a device that sends packages to
+/// another can compute the edge, send, and compute the interior while the packages travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Pack the up packages.
-    Up,
-    /// Pack the right packages (corner forwarded from the up package from below).
-    Right,
-    /// `sendrecv` then `compute`: one step.
-    Step,
+pub enum Part {
+    All,
+    Edge,
+    Interior,
+}
+
+/// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
+/// interior.
+fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
+    let band = g.w().div_ceil(g.n);
+    let (x, y) = (g.pes_x.saturating_sub(band), g.pes_y.saturating_sub(band));
+    [
+        [0, 0, g.pes_x, g.pes_y],
+        [0, y, g.pes_x, g.pes_y],
+        [x, 0, g.pes_x, y],
+        [0, 0, x, y],
+    ]
 }
 
 /// One pipeline with its bind groups by parity of the state and its threads per wafer.
@@ -33,8 +46,13 @@ struct Kernel {
     pipeline: wgpu::ComputePipeline,
     groups: [wgpu::BindGroup; 2],
     dispatch_group: wgpu::BindGroup,
-    threads_per_wafer: u64,
+    /// Invocations per wafer, or per PE of the dispatch's rectangle when `per_pe`.
+    threads: u64,
+    per_pe: bool,
 }
+
+/// PE rectangles per dispatch table range.
+const RECTS: u64 = 4;
 
 pub struct Shard {
     pub ctx: Arc<GpuContext>,
@@ -47,8 +65,10 @@ pub struct Shard {
     /// Ring buffers of every link of the cluster, by sending wafer: up, then right.
     links: [wgpu::Buffer; 2],
     kernels: [Kernel; 4],
-    /// Dispatch entries: `(range, state mod 2 ring)`, range 0 = all wafers, 1 + l = wafer l.
+    /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, range 0 = all wafers,
+    /// 1 + l = wafer l; rectangles as [`rectangles`].
     dispatch_stride: u64,
+    rects: [[u32; 4]; 4],
 }
 
 impl Shard {
@@ -92,13 +112,14 @@ impl Shard {
         let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
-        let dispatches = dispatch_table(wafers.len(), ring, dispatch_stride);
+        let rects = rectangles(&g);
+        let dispatches = dispatch_table(wafers.len(), ring, &rects, dispatch_stride);
         let dispatches = ctx.uniform_bytes("dispatches", &dispatches);
         let kernel =
             |label: &str,
              source: &str,
              entry: &str,
-             threads: u64,
+             (threads, per_pe): (u64, bool),
              group: &dyn Fn(&wgpu::ComputePipeline, usize) -> wgpu::BindGroup| {
                 let pipeline = ctx.pipeline(label, source, entry);
                 Kernel {
@@ -109,7 +130,8 @@ impl Shard {
                         std::mem::size_of::<DispatchUniform>() as u64,
                     ),
                     pipeline,
-                    threads_per_wafer: threads,
+                    threads,
+                    per_pe,
                 }
             };
         let linked = |p: &wgpu::ComputePipeline, x: usize| {
@@ -120,36 +142,34 @@ impl Shard {
         };
         let pack = shaders::cluster_pack();
         let n = g.n as u64;
-        let compute_threads = g.pe_count() as u64
-            * n.div_ceil(BLOCK_COLS as u64)
-            * n.div_ceil(ROWS_PER_THREAD as u64);
+        let compute_threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
         let kernels = [
             kernel(
                 "pack up",
                 &pack,
                 "pack_up",
-                c.package_cells(Direction::Up) as u64,
+                (c.package_cells(Direction::Up) as u64, false),
                 &linked,
             ),
             kernel(
                 "pack right",
                 &pack,
                 "pack_right",
-                c.package_cells(Direction::Right) as u64,
+                (c.package_cells(Direction::Right) as u64, false),
                 &linked,
             ),
             kernel(
                 "sendrecv",
                 &shaders::cluster_sendrecv(),
                 "sendrecv",
-                g.pe_count() as u64,
+                (g.pe_count() as u64, false),
                 &linked,
             ),
             kernel(
                 "compute",
                 &shaders::wafer_compute(problem.kernel),
                 "compute",
-                compute_threads,
+                (compute_threads, true),
                 &computed,
             ),
         ];
@@ -162,17 +182,57 @@ impl Shard {
             links,
             kernels,
             dispatch_stride,
+            rects,
         })
     }
 
-    /// Records `phase` for `items`, `(local wafer, state)` pairs: one dispatch when every
-    /// wafer of the device takes part with the same state, else one per wafer.
-    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, phase: Phase, items: &[(usize, u64)]) {
-        let kernels: &[usize] = match phase {
-            Phase::Up => &[0],
-            Phase::Right => &[1],
-            Phase::Step => &[2, 3],
+    /// Packs the up packages of `items`, `(local wafer, state)` pairs.
+    pub fn pack_up(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
+        self.dispatch(pass, 0, items, 0);
+    }
+
+    /// Packs the right packages of `items`.
+    pub fn pack_right(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
+        self.dispatch(pass, 1, items, 0);
+    }
+
+    /// Fills the comm layers of `items` (Table 3's `sendrecv`).
+    pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
+        self.dispatch(pass, 2, items, 0);
+    }
+
+    /// Computes `part` of the owned points of `items` (Table 3's `compute`).
+    pub fn compute(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)], part: Part) {
+        let rects: &[usize] = match part {
+            Part::All => &[0],
+            Part::Edge => &[1, 2],
+            Part::Interior => &[3],
         };
+        for &rect in rects {
+            self.dispatch(pass, 3, items, rect);
+        }
+    }
+
+    /// Whether the wafers have interior PEs, which no package reads.
+    pub fn has_interior(&self) -> bool {
+        let [x0, y0, x1, y1] = self.rects[3];
+        x1 > x0 && y1 > y0
+    }
+
+    /// Records kernel `kernel` over rectangle `rect` for `items`: one dispatch when every
+    /// wafer of the device takes part with the same state, else one per wafer.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        kernel: usize,
+        items: &[(usize, u64)],
+        rect: usize,
+    ) {
+        let [x0, y0, x1, y1] = self.rects[rect];
+        let pes = (x1 - x0) as u64 * (y1 - y0) as u64;
+        if items.is_empty() || pes == 0 {
+            return;
+        }
         let together = items.len() == self.wafers.len()
             && items.iter().all(|&(_, s)| s == items[0].1)
             && items.iter().enumerate().all(|(i, &(l, _))| i == l);
@@ -181,22 +241,23 @@ impl Shard {
         } else {
             items.iter().map(|&(l, s)| (1 + l, 1, s)).collect()
         };
-        for &k in kernels {
-            let kernel = &self.kernels[k];
-            pass.set_pipeline(&kernel.pipeline);
-            for &(range, count, state) in &ranges {
-                let entry = range as u64 * 2 * self.ring as u64 + state % (2 * self.ring as u64);
-                pass.set_bind_group(0, &kernel.groups[(state % 2) as usize], &[]);
-                pass.set_bind_group(
-                    shaders::DISPATCH_GROUP,
-                    &kernel.dispatch_group,
-                    &[(entry * self.dispatch_stride) as u32],
-                );
-                let (x, y) = self
-                    .ctx
-                    .dispatch_size(kernel.threads_per_wafer * count as u64);
-                pass.dispatch_workgroups(x, y, 1);
-            }
+        let kernel = &self.kernels[kernel];
+        let per_wafer = match kernel.per_pe {
+            true => kernel.threads * pes,
+            false => kernel.threads,
+        };
+        let period = 2 * self.ring as u64;
+        pass.set_pipeline(&kernel.pipeline);
+        for (range, count, state) in ranges {
+            let entry = (range as u64 * RECTS + rect as u64) * period + state % period;
+            pass.set_bind_group(0, &kernel.groups[(state % 2) as usize], &[]);
+            pass.set_bind_group(
+                shaders::DISPATCH_GROUP,
+                &kernel.dispatch_group,
+                &[(entry * self.dispatch_stride) as u32],
+            );
+            let (x, y) = self.ctx.dispatch_size(per_wafer * count as u64);
+            pass.dispatch_workgroups(x, y, 1);
         }
     }
 
@@ -236,25 +297,29 @@ impl Shard {
 }
 
 /// The dispatch entries, `stride` bytes apart: for range 0 (all `wafers`) and each single
-/// wafer, one entry per state modulo `2 ring` (parity and ring slot).
-fn dispatch_table(wafers: usize, ring: u32, stride: u64) -> Vec<u8> {
+/// wafer, for each PE rectangle, one entry per state modulo `2 ring` (parity and ring slot).
+fn dispatch_table(wafers: usize, ring: u32, rects: &[[u32; 4]; 4], stride: u64) -> Vec<u8> {
     let period = 2 * ring as usize;
-    let mut table = vec![0u8; (wafers + 1) * period * stride as usize];
+    let entries = (wafers + 1) * rects.len() * period;
+    let mut table = vec![0u8; entries * stride as usize];
     for range in 0..=wafers {
-        for step in 0..period {
-            let (first, count) = match range {
-                0 => (0, wafers),
-                l => (l - 1, 1),
-            };
-            let entry = DispatchUniform {
-                first: first as u32,
-                count: count as u32,
-                step: step as u32,
-                pad: 0,
-            };
-            let at = (range * period + step) * stride as usize;
-            table[at..at + std::mem::size_of::<DispatchUniform>()]
-                .copy_from_slice(bytemuck::bytes_of(&entry));
+        let (first, count) = match range {
+            0 => (0, wafers),
+            l => (l - 1, 1),
+        };
+        for (r, &pes) in rects.iter().enumerate() {
+            for step in 0..period {
+                let entry = DispatchUniform {
+                    first: first as u32,
+                    count: count as u32,
+                    step: step as u32,
+                    pad: 0,
+                    pes,
+                };
+                let at = ((range * rects.len() + r) * period + step) * stride as usize;
+                table[at..at + std::mem::size_of::<DispatchUniform>()]
+                    .copy_from_slice(bytemuck::bytes_of(&entry));
+            }
         }
     }
     table

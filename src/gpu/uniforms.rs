@@ -115,4 +115,6 @@ pub struct DispatchUniform {
     pub count: u32,
     pub step: u32,
     pub pad: u32,
+    /// PE rectangle `[x0, x1) x [y0, y1)` as `[x0, y0, x1, y1]`.
+    pub pes: [u32; 4],
 }
