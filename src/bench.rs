@@ -9,7 +9,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::cluster::ClusterGeometry;
-use crate::cpu::CpuWafer;
+use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
 use crate::field::InitialCondition;
 use crate::gpu::{CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
@@ -265,7 +265,7 @@ fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32
     for problem in problems {
         variants.push(stepper(
             wafer_name("CPU", &problem.geometry),
-            CpuWafer::new(problem)?,
+            CpuCluster::new(problem)?,
         ));
     }
     Ok(())

@@ -1,7 +1,11 @@
-//! The CPU backend: the emulated wafer run natively with rayon (for machines with no adapter),
-//! and the plain global-grid reference kernel.
+//! The CPU backend: the emulated cluster run natively with rayon (for machines with no
+//! adapter), and the plain global-grid reference kernel.
+
+use std::collections::VecDeque;
 
 use rayon::prelude::*;
+
+use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 
 use crate::field::GlobalField;
 use crate::kernels::{heat5_point, heat9_point, KernelKind, Neighbourhood, Weights};
@@ -9,60 +13,82 @@ use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::{Error, Result};
 
-/// The emulated wafer on the CPU: every PE's SRAM block, `sendrecv` then `compute` per step.
-pub struct CpuWafer {
+/// The emulated cluster on the CPU: every wafer's SRAM blocks, the links as queues of
+/// packages, and the same schedule as the GPU (`cluster::schedule`). A 1x1 cluster is the
+/// single wafer, its links joining its opposite edges.
+pub struct CpuCluster {
     kernel: KernelKind,
     weights: Weights,
-    geometry: WaferGeometry,
-    /// The SRAM before and after a step (Table 3's `x`, and `y` with the received comm layer).
-    x: Vec<f32>,
-    y: Vec<f32>,
+    cluster: ClusterGeometry,
+    /// Each wafer's SRAM before and after a step (Table 3's `x`, and `y` with the received
+    /// comm layer).
+    x: Vec<Vec<f32>>,
+    y: Vec<Vec<f32>>,
+    /// Packages sent and not yet used, by dense link index.
+    links: Vec<VecDeque<Vec<f32>>>,
+    scheduler: Scheduler,
     step: u64,
 }
 
-impl CpuWafer {
-    /// Lays out the problem's initial field on the wafer; refuses wafers that would not fit
-    /// this machine's available memory.
+impl CpuCluster {
+    /// Lays out the problem's initial field on the wafers; refuses clusters that would not
+    /// fit this machine's available memory.
     pub fn new(problem: &Problem) -> Result<Self> {
-        let geometry = problem.geometry;
+        let c = problem.cluster;
         check_memory(
-            "the emulated wafer",
-            (2 * geometry.sram_cells() + 2 * geometry.points()) * 4,
+            "the emulated cluster",
+            (2 * c.sram_cells() + 2 * problem.geometry.points()) * 4,
         )?;
-        let x = geometry.scatter(&problem.initial_field());
+        let specs = problem.links.resolve(&c)?;
+        let scheduler = Scheduler::new(c, &specs);
+        scheduler.preflight()?;
+        let field = problem.initial_field();
+        let x = (0..c.count())
+            .map(|k| c.scatter(&field, &[k]))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             kernel: problem.kernel,
             weights: problem.weights(),
-            geometry,
+            cluster: c,
             y: x.clone(),
             x,
+            links: vec![VecDeque::new(); specs.len()],
+            scheduler,
             step: 0,
         })
     }
 
-    /// The raw SRAM of the whole wafer as Table 3 leaves it after the last step: owned cells
-    /// of the current step, comm layers as received in the last `sendrecv`.
-    pub fn sram(&self) -> &[f32] {
-        &self.x
+    /// The raw SRAM of every wafer, wafer-major, as Table 3 leaves it after the last step:
+    /// owned cells of the current step, comm layers as received in the last `sendrecv`.
+    pub fn sram(&self) -> Vec<f32> {
+        self.x.concat()
     }
 
-    /// One step, a row of PEs per task so that each PE's left neighbour is still in cache. Each
-    /// PE copies its block to a scratch block, receives its comm layer there (`sendrecv`),
-    /// computes its owned points into `y` (`compute`) and keeps the received layer in `y`.
-    fn step_once(&mut self) {
-        let (g, kernel, weights, x) = (self.geometry, self.kernel, self.weights, &self.x);
+    /// The link arriving at wafer `k` from direction `dir`.
+    fn incoming(&self, k: usize, dir: Direction) -> usize {
+        let from = self.cluster.upstream(k, dir);
+        LinkId { from, dir }.index()
+    }
+
+    /// One step of wafer `k`, a row of PEs per task so that each PE's left neighbour is still
+    /// in cache. Each PE copies its block to a scratch block, receives its comm layer there
+    /// (`sendrecv`), computes its owned points into `y` (`compute`) and keeps the received
+    /// layer in `y`.
+    fn step_wafer(&mut self, k: usize, left: &[f32], below: &[f32]) {
+        let (c, kernel, weights) = (&self.cluster, self.kernel, self.weights);
+        let g = c.wafer;
+        let x = &self.x[k];
         let block = g.block_cells();
         let (w, s) = (g.w() as usize, g.stride() as usize);
-        let pe_row = g.pes_x as usize * block;
-        self.y
-            .par_chunks_mut(pe_row)
+        self.y[k]
+            .par_chunks_mut(g.pes_x as usize * block)
             .enumerate()
             .for_each(|(py, y_row)| {
                 let mut scratch = vec![0.0; block];
                 for (px, y) in y_row.chunks_mut(block).enumerate() {
                     let pe = py * g.pes_x as usize + px;
                     scratch.copy_from_slice(&x[pe * block..(pe + 1) * block]);
-                    receive(&g, x, pe, &mut scratch);
+                    package::receive(c, x, pe, &mut scratch, left, below);
                     match kernel {
                         KernelKind::Heat5 => {
                             compute_block(&g, &scratch, y, |nb| heat5_point(&weights, nb))
@@ -77,7 +103,7 @@ impl CpuWafer {
                     }
                 }
             });
-        std::mem::swap(&mut self.x, &mut self.y);
+        std::mem::swap(&mut self.x[k], &mut self.y[k]);
     }
 }
 
@@ -124,39 +150,41 @@ fn update_row(
     }
 }
 
-/// Table 3's `sendrecv` for PE `pe`: fills the comm layer of its `block` from the owned cells
-/// of the PEs to its left and below in `x`. Runs of owned columns are copied whole.
-fn receive(g: &WaferGeometry, x: &[f32], pe: usize, block: &mut [f32]) {
-    let (w, s, n) = (g.w(), g.stride() as usize, g.n as usize);
-    let coords = g.pe_coords(pe);
-    let source = |cell: (u32, u32)| {
-        let src = g.comm_source(coords, cell);
-        g.sram_index(src.pe, src.cell.0, src.cell.1)
-    };
-    // The lower strip: w cells from the left, then a whole owned row, for each of w rows.
-    for (i, row) in block.chunks_mut(s).take(w as usize).enumerate() {
-        let i = i as u32;
-        for j in 0..w {
-            row[j as usize] = x[source((i, j))];
-        }
-        let start = source((i, w));
-        row[w as usize..].copy_from_slice(&x[start..start + n]);
-    }
-    // The left strip: column j comes from one column of the same rows to the left.
-    for j in 0..w {
-        let column = source((w, j)) - w as usize * s;
-        for (i, row) in block.chunks_mut(s).enumerate().skip(w as usize) {
-            row[j as usize] = x[column + i * s];
-        }
-    }
-}
-
-impl Simulator for CpuWafer {
+impl Simulator for CpuCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
-        for _ in 0..steps {
-            self.step_once();
+        let target = self.step + steps;
+        let c = self.cluster;
+        while let Some(round) = self.scheduler.next_round(target)? {
+            for &(k, _) in &round.up {
+                let package = package::pack_up(&c, &self.x[k]);
+                self.links[LinkId {
+                    from: k,
+                    dir: Direction::Up,
+                }
+                .index()]
+                .push_back(package);
+            }
+            for &(k, _) in &round.right {
+                let below = &self.links[self.incoming(k, Direction::Up)][0];
+                let package = package::pack_right(&c, &self.x[k], below);
+                let link = LinkId {
+                    from: k,
+                    dir: Direction::Right,
+                }
+                .index();
+                self.links[link].push_back(package);
+            }
+            for &(k, _) in &round.step {
+                let [left, below] = Direction::ALL.map(|dir| {
+                    let link = self.incoming(k, dir);
+                    self.links[link]
+                        .pop_front()
+                        .expect("the schedule waited for it")
+                });
+                self.step_wafer(k, &left, &below);
+            }
         }
-        self.step += steps;
+        self.step = target;
         Ok(())
     }
 
@@ -165,14 +193,35 @@ impl Simulator for CpuWafer {
     }
 
     fn field(&self) -> Result<GlobalField> {
-        Ok(self.geometry.gather(&self.x, self.step))
+        let (nx, ny) = self.cluster.whole()?.global_size();
+        let mut field = GlobalField {
+            nx,
+            ny,
+            data: vec![0.0; (nx * ny) as usize],
+        };
+        let all: Vec<usize> = (0..self.cluster.count()).collect();
+        self.cluster
+            .gather_into(&mut field, &self.sram(), &all, self.step);
+        Ok(field)
     }
 
     fn describe(&self) -> String {
+        let c = &self.cluster;
+        let wafers = match c.count() {
+            1 => format!("wafer of {}x{} PEs", c.wafer.pes_x, c.wafer.pes_y),
+            _ => format!(
+                "{}x{} cluster of {}x{} PE wafers",
+                c.wafers_x, c.wafers_y, c.wafer.pes_x, c.wafer.pes_y
+            ),
+        };
         format!(
-            "emulated wafer on the CPU ({} threads)",
+            "emulated {wafers} on the CPU ({} threads)",
             rayon::current_num_threads()
         )
+    }
+
+    fn link_stats(&self) -> Option<Vec<LinkStats>> {
+        Some(self.scheduler.stats())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::cpu::{CpuGlobal, CpuWafer};
+use crate::cpu::{CpuCluster, CpuGlobal};
 use crate::gpu::{
     parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, NATIVE_BACKENDS,
 };
@@ -128,7 +128,7 @@ pub fn simulator(
         (EngineKind::Wafer, Some(ctx)) => {
             Box::new(GpuCluster::new(ctx.clone(), problem, placement)?)
         }
-        (EngineKind::Wafer, None) => Box::new(CpuWafer::new(problem)?),
+        (EngineKind::Wafer, None) => Box::new(CpuCluster::new(problem)?),
         (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
     })

@@ -95,11 +95,8 @@ pub fn run(
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = &config.problem;
-    let placed = problem.cluster.count() > 1 || config.engine.placement.devices > 1;
-    if ctx.is_none() && config.engine_kind == EngineKind::Wafer && placed {
-        on_warning(
-            "warning: the CPU backend runs the cluster's PEs as one wafer: links (delays, capacities, devices, statistics) are emulated on GPU adapters only",
-        );
+    if ctx.is_none() && config.engine.placement.devices > 1 {
+        on_warning("warning: the CPU backend runs every wafer on one device: --devices is ignored");
     }
     let mut sim = engine::simulator(
         config.engine_kind,

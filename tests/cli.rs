@@ -178,7 +178,11 @@ fn without_any_adapter_auto_falls_back_to_the_cpu_with_a_warning() {
         stderr.contains("warning: no GPU adapter found") && stderr.contains("CPU backend"),
         "{stderr}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("emulated wafer on the CPU"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("emulated wafer of") && stdout.contains("on the CPU"),
+        "{stdout}"
+    );
 }
 
 #[test]

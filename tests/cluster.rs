@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use wafer_emu::cluster::package::{pack_right, pack_up};
 use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
+use wafer_emu::cpu::{CpuCluster, CpuGlobal};
 use wafer_emu::error::Error;
 use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement};
 use wafer_emu::kernels::KernelKind;
@@ -38,8 +39,18 @@ impl Rng {
     }
 }
 
-/// Runs the cluster and the global kernel to each checkpoint (several `advance` calls) and
-/// compares bits; returns the link statistics.
+/// Runs two engines to each checkpoint (several `advance` calls) and compares bits.
+fn assert_same_bits(a: &mut dyn Simulator, b: &mut dyn Simulator, checkpoints: &[u64], what: &str) {
+    for &t in checkpoints {
+        a.advance(t - a.step()).unwrap();
+        b.advance(t - b.step()).unwrap();
+        let (x, y) = (bits(a), bits(b));
+        let differ = x.iter().zip(&y).filter(|(p, q)| p != q).count();
+        assert_eq!(differ, 0, "{what}: {differ} points differ after {t} steps");
+    }
+}
+
+/// The GPU cluster against the GPU global kernel; returns the link statistics.
 fn assert_cluster_equals_global(
     ctx: &Arc<GpuContext>,
     problem: &Problem,
@@ -49,14 +60,36 @@ fn assert_cluster_equals_global(
 ) -> Vec<LinkStats> {
     let mut cluster = GpuCluster::new(ctx.clone(), problem, placement).unwrap();
     let mut global = GpuGlobal::new(ctx.clone(), problem).unwrap();
-    for &t in checkpoints {
-        cluster.advance(t - cluster.step()).unwrap();
-        global.advance(t - global.step()).unwrap();
-        let (a, b) = (bits(&cluster), bits(&global));
-        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-        assert_eq!(differ, 0, "{what}: {differ} points differ after {t} steps");
-    }
+    assert_same_bits(&mut cluster, &mut global, checkpoints, what);
     cluster.link_stats()
+}
+
+/// The same cluster on the CPU backend: equal to the CPU global kernel bit for bit, and its
+/// links, following the same schedule, count exactly what the GPU's counted.
+fn assert_cpu_cluster_agrees(
+    problem: &Problem,
+    checkpoints: &[u64],
+    gpu: &[LinkStats],
+    what: &str,
+) {
+    let mut cluster = CpuCluster::new(problem).unwrap();
+    let mut global = CpuGlobal::new(problem).unwrap();
+    assert_same_bits(
+        &mut cluster,
+        &mut global,
+        checkpoints,
+        &format!("CPU {what}"),
+    );
+    let strip = |stats: &[LinkStats]| -> Vec<LinkStats> {
+        stats
+            .iter()
+            .map(|s| LinkStats {
+                wait_ms: 0.0,
+                ..s.clone()
+            })
+            .collect()
+    };
+    assert_eq!(strip(&cluster.link_stats().unwrap()), strip(gpu), "{what}");
 }
 
 #[test]
@@ -90,13 +123,15 @@ fn clusters_equal_the_global_kernel_for_every_shape_delay_capacity_and_device_co
                     wafers.0,
                     wafers.1
                 );
+                let checkpoints = [0, 5, 13];
                 let stats = assert_cluster_equals_global(
                     &ctx,
                     &problem,
                     &placement(devices),
-                    &[0, 5, 13],
+                    &checkpoints,
                     &what,
                 );
+                assert_cpu_cluster_agrees(&problem, &checkpoints, &stats, &what);
                 piled_up |= stats.iter().any(|s| s.max_occupancy > 1);
             }
         }

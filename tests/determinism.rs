@@ -3,7 +3,7 @@
 
 mod common;
 
-use wafer_emu::cpu::{CpuGlobal, CpuWafer};
+use wafer_emu::cpu::{CpuCluster, CpuGlobal};
 use wafer_emu::gpu::{GpuCluster, GpuGlobal, Placement};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::Simulator;
@@ -87,7 +87,7 @@ fn cpu_wafer_equals_cpu_global_bit_for_bit() {
                 let problem = common::problem(kernel, pes, n, 11);
                 let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
                 assert_same_bits(
-                    &mut CpuWafer::new(&problem).unwrap(),
+                    &mut CpuCluster::new(&problem).unwrap(),
                     &mut CpuGlobal::new(&problem).unwrap(),
                     &what,
                 );
@@ -107,7 +107,7 @@ fn gpu_wafer_agrees_with_cpu_backend_within_bound() {
     for kernel in KernelKind::ALL {
         let problem = common::problem(kernel, (3, 5), 8, 3);
         let mut gpu = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
-        let mut cpu = CpuWafer::new(&problem).unwrap();
+        let mut cpu = CpuCluster::new(&problem).unwrap();
         gpu.advance(steps).unwrap();
         cpu.advance(steps).unwrap();
         let (fg, fc) = (gpu.field().unwrap(), cpu.field().unwrap());

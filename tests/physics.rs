@@ -2,7 +2,7 @@
 
 mod common;
 
-use wafer_emu::cpu::CpuWafer;
+use wafer_emu::cpu::CpuCluster;
 use wafer_emu::field::{mode_phase, GlobalField, InitialCondition};
 use wafer_emu::gpu::{GpuCluster, Placement};
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
@@ -66,7 +66,7 @@ fn assert_exact_rate(problem: &Problem, field: &GlobalField) {
 fn fourier_mode_decays_at_the_exact_discrete_rate_on_cpu() {
     for kernel in KernelKind::ALL {
         let problem = mode_problem(kernel);
-        let mut wafer = CpuWafer::new(&problem).unwrap();
+        let mut wafer = CpuCluster::new(&problem).unwrap();
         wafer.advance(STEPS).unwrap();
         assert_exact_rate(&problem, &wafer.field().unwrap());
     }
@@ -89,7 +89,7 @@ fn total_heat_is_conserved() {
     for kernel in KernelKind::ALL {
         let problem = common::problem(kernel, (4, 3), 8, 5);
         let before = problem.initial_field().total();
-        let mut wafer = CpuWafer::new(&problem).unwrap();
+        let mut wafer = CpuCluster::new(&problem).unwrap();
         wafer.advance(200).unwrap();
         let after = wafer.field().unwrap().total();
         assert!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use wafer_emu::cpu::CpuWafer;
+use wafer_emu::cpu::CpuCluster;
 use wafer_emu::field::InitialCondition;
 use wafer_emu::gpu::{GpuCluster, Placement};
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
@@ -53,10 +53,10 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
 fn owned_ranges_follow_the_design_formula_on_cpu() {
     for (pes, n) in [((2, 2), 1), ((3, 5), 2), ((4, 2), 3), ((2, 3), 8)] {
         let problem = tracer(pes, n);
-        let mut wafer = CpuWafer::new(&problem).unwrap();
+        let mut wafer = CpuCluster::new(&problem).unwrap();
         for t in [0, 1, 5, 13, 40] {
             wafer.advance(t - wafer.step()).unwrap();
-            assert_owned_ranges(&problem.geometry, wafer.sram(), t);
+            assert_owned_ranges(&problem.geometry, &wafer.sram(), t);
         }
     }
 }
@@ -104,12 +104,12 @@ fn comm_layers_hold_the_points_sendrecv_delivers() {
     let shapes = [((2, 2), 1), ((3, 5), 1), ((3, 2), 2), ((2, 2), 9)];
     for (pes, n) in shapes {
         let problem = tracer(pes, n);
-        let mut cpu = CpuWafer::new(&problem).unwrap();
+        let mut cpu = CpuCluster::new(&problem).unwrap();
         for t in [1, 2, 7] {
             cpu.advance(t - cpu.step()).unwrap();
             assert_comm_layers(
                 &problem.geometry,
-                cpu.sram(),
+                &cpu.sram(),
                 t - 1,
                 &format!("CPU {pes:?} n = {n} t = {t}"),
             );

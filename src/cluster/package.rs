@@ -40,22 +40,47 @@ pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f3
     package
 }
 
-/// Fills the comm layers of one wafer's SRAM (Table 3's `sendrecv`): cells whose frame point
-/// lies on this wafer come from its own owned cells, the others from the right package of the
-/// wafer to the left (`left`) or the up package of the wafer below (`below`).
-pub fn receive(c: &ClusterGeometry, sram: &mut [f32], left: &[f32], below: &[f32]) {
+/// Table 3's `sendrecv` for PE `pe` of one wafer: fills the comm layer of `block` (the PE's
+/// SRAM block) with the grid points of the same frame coordinates. Points on the wafer come
+/// from its SRAM `sram` (to the left and/or below), the others from the right package of the
+/// wafer to the left (`left`) or the up package of the wafer below (`below`). Runs of owned
+/// columns are copied whole.
+pub fn receive(
+    c: &ClusterGeometry,
+    sram: &[f32],
+    pe: usize,
+    block: &mut [f32],
+    left: &[f32],
+    below: &[f32],
+) {
     let g = &c.wafer;
-    let (width, w) = (c.wafer_points().0 as i64, g.w() as i64);
-    for pe in 0..g.pe_count() {
-        let (px, py) = g.pe_coords(pe);
-        for k in 0..g.comm_cells() as u32 {
-            let (i, j) = g.comm_cell(k);
-            let x = (px * g.n + j) as i64 - w;
-            let y = (py * g.n + i) as i64 - w;
-            sram[g.sram_index(pe, i, j)] = match (x >= 0, y >= 0) {
-                (true, true) => sram[owned_index(c, x as u32, y as u32)],
-                (true, false) => below[((y + w) * width + x) as usize],
-                (false, _) => left[((y + w) * w + x + w) as usize],
+    let (n, w, s) = (g.n as usize, g.w() as i64, g.stride() as usize);
+    let width = c.wafer_points().0 as i64;
+    let (px, py) = g.pe_coords(pe);
+    let (x0, y0) = ((px * g.n) as i64 - w, (py * g.n) as i64 - w);
+    let fetch = |x: i64, y: i64| match (x >= 0, y >= 0) {
+        (true, true) => sram[owned_index(c, x as u32, y as u32)],
+        (true, false) => below[((y + w) * width + x) as usize],
+        (false, _) => left[((y + w) * w + x + w) as usize],
+    };
+    for line in 0..w {
+        // Row `line` of the lower strip: w cells that may lie to the left, then one owned row.
+        let y = y0 + line;
+        let row = &mut block[line as usize * s..(line as usize + 1) * s];
+        for j in 0..w {
+            row[j as usize] = fetch(x0 + j, y);
+        }
+        let owned = match y {
+            0.. => &sram[owned_index(c, px * g.n, y as u32)..][..n],
+            _ => &below[((y + w) * width) as usize + (px * g.n) as usize..][..n],
+        };
+        row[w as usize..].copy_from_slice(owned);
+        // Column `line` of the left strip, rows [w, n + w).
+        let x = x0 + line;
+        for i in 0..n {
+            block[(i + w as usize) * s + line as usize] = match x {
+                0.. => sram[owned_index(c, x as u32, py * g.n) + i * s],
+                _ => left[((py * g.n) as usize + i + w as usize) * w as usize + (x + w) as usize],
             };
         }
     }
@@ -83,7 +108,7 @@ mod tests {
             let field = InitialCondition::Index.field(nx, ny);
             let all: Vec<usize> = (0..c.count()).collect();
             let per = wafer.sram_cells() as usize;
-            let mut sram = c.scatter(&field, &all).unwrap();
+            let sram = c.scatter(&field, &all).unwrap();
             let ups: Vec<_> = all
                 .iter()
                 .map(|&k| pack_up(&c, &sram[k * per..(k + 1) * per]))
@@ -99,8 +124,12 @@ mod tests {
             for k in all {
                 let left = &rights[c.upstream(k, super::super::Direction::Right)];
                 let below = &ups[c.upstream(k, super::super::Direction::Up)];
-                let part = &mut sram[k * per..(k + 1) * per];
-                receive(&c, part, left, below);
+                let part = &sram[k * per..(k + 1) * per];
+                let mut blocks = part.to_vec();
+                for (b, block) in blocks.chunks_mut(wafer.block_cells()).enumerate() {
+                    receive(&c, part, b, block, left, below);
+                }
+                let part = &blocks;
                 for b in 0..wafer.pe_count() {
                     let (gx, gy) = c.block_pe(k * wafer.pe_count() + b);
                     for cell in 0..wafer.comm_cells() as u32 {
