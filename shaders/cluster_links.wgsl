@@ -29,12 +29,12 @@ fn left_of(k: u32) -> u32 {
 
 // The wafer below wafer `k`, whose up link arrives at `k`.
 fn below(k: u32) -> u32 {
-    let y = k / cluster.wafers_x;
-    return k + (select(y - 1u, cluster.wafers_y - 1u, y == 0u) - y) * cluster.wafers_x;
+    let row = cluster.wafers_x;
+    return select(k - row, k + (cluster.wafers_y - 1u) * row, k < row);
 }
 
 // The device-local wafer and the item within it of invocation `id`, for `per_wafer` items per
-// wafer; x = wafer_count when the invocation is past the dispatch.
+// wafer; x = first + count when the invocation is past the dispatch.
 fn split_id(id: u32, per_wafer: u32) -> vec2<u32> {
     let wafer_index = min(id / per_wafer, dispatch.count);
     return vec2<u32>(dispatch.first + wafer_index, id % per_wafer);

@@ -50,6 +50,9 @@ impl BenchConfig {
                 self.reps
             ));
         }
+        let Some(&n) = self.ns.first() else {
+            return Err(invalid!("no n given: allowed one or more values of n"));
+        };
         for &n in &self.ns {
             if n == 0 || !self.grid.is_multiple_of(n) {
                 return Err(invalid!(
@@ -63,7 +66,7 @@ impl BenchConfig {
             devices: self.devices,
             ..Placement::default()
         }
-        .validate(&self.cluster(self.ns[0])?)
+        .validate(&self.cluster(n)?)
     }
 
     /// The grid at `n` points per PE as a cluster of `self.wafers` wafers.
@@ -84,6 +87,8 @@ impl BenchConfig {
 pub struct BenchRow {
     pub name: String,
     pub updates_per_second: f64,
+    /// The row this one is compared with in the `/wafer` column.
+    pub baseline: Option<String>,
 }
 
 /// All rows of one bench run.
@@ -97,6 +102,8 @@ pub struct BenchReport {
 /// One thing to time: runs `steps` steps (or copy passes) and waits for them.
 pub struct Variant<'a> {
     pub name: String,
+    /// The variant this one is compared with (a cluster's: the one big wafer of the same `n`).
+    pub baseline: Option<String>,
     run: Box<dyn FnMut(u64) -> Result<()> + 'a>,
 }
 
@@ -104,6 +111,7 @@ impl<'a> Variant<'a> {
     fn new(name: impl Into<String>, run: impl FnMut(u64) -> Result<()> + 'a) -> Self {
         Self {
             name: name.into(),
+            baseline: None,
             run: Box::new(run),
         }
     }
@@ -168,6 +176,7 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
             BenchRow {
                 name: variant.name,
                 updates_per_second: points * config.steps as f64 / median,
+                baseline: variant.baseline,
             }
         })
         .collect();
@@ -208,10 +217,9 @@ fn add_cluster_variants(
                 "GPU cluster {}x{} of {}x{} PEs, n = {}, {d} dev",
                 cluster.wafers_x, cluster.wafers_y, g.pes_x, g.pes_y, n
             );
-            variants.push(stepper(
-                name,
-                GpuCluster::new(ctx.clone(), &problem, &placement)?,
-            ));
+            let mut variant = stepper(name, GpuCluster::new(ctx.clone(), &problem, &placement)?);
+            variant.baseline = Some(wafer_name("GPU", &problem.geometry));
+            variants.push(variant);
         }
     }
     Ok(())
@@ -310,16 +318,13 @@ impl fmt::Display for BenchReport {
             let emulated =
                 row.name.starts_with("GPU emulated") || row.name.starts_with("GPU cluster");
             let vs_global = if emulated { ratio(global) } else { "-".into() };
-            // A cluster row against the one big wafer of the same n.
-            let vs_wafer = match row.name.split_once(", n = ") {
-                Some((_, rest)) if row.name.starts_with("GPU cluster") => {
-                    let n = rest.split(',').next().unwrap_or(rest);
-                    let wafer = self.rows.iter().find(|r| {
-                        r.name.starts_with("GPU emulated") && r.name.ends_with(&format!("n = {n}"))
-                    });
-                    ratio(wafer.map(|r| r.updates_per_second))
-                }
-                _ => "-".into(),
+            let baseline = row
+                .baseline
+                .as_ref()
+                .and_then(|name| self.rows.iter().find(|r| &r.name == name));
+            let vs_wafer = match baseline {
+                Some(b) => ratio(Some(b.updates_per_second)),
+                None => "-".into(),
             };
             writeln!(
                 f,

@@ -28,6 +28,8 @@ pub struct CpuCluster {
     links: Vec<VecDeque<Vec<f32>>>,
     scheduler: Scheduler,
     step: u64,
+    /// Set when an `advance` failed part way: the wafers are then at different steps.
+    failed: bool,
 }
 
 impl CpuCluster {
@@ -55,19 +57,23 @@ impl CpuCluster {
             links: vec![VecDeque::new(); specs.len()],
             scheduler,
             step: 0,
+            failed: false,
         })
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        match self.failed {
+            false => Ok(()),
+            true => Err(crate::invalid!(
+                "the cluster stopped at mixed steps after an earlier failure"
+            )),
+        }
     }
 
     /// The raw SRAM of every wafer, wafer-major, as Table 3 leaves it after the last step:
     /// owned cells of the current step, comm layers as received in the last `sendrecv`.
     pub fn sram(&self) -> Vec<f32> {
         self.x.concat()
-    }
-
-    /// The link arriving at wafer `k` from direction `dir`.
-    fn incoming(&self, k: usize, dir: Direction) -> usize {
-        let from = self.cluster.upstream(k, dir);
-        LinkId { from, dir }.index()
     }
 
     /// One step of wafer `k`, a row of PEs per task so that each PE's left neighbour is still
@@ -152,9 +158,14 @@ fn update_row(
 
 impl Simulator for CpuCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
+        self.check_usable()?;
         let target = self.step + steps;
         let c = self.cluster;
-        while let Some(round) = self.scheduler.next_round(target)? {
+        while let Some(round) = self
+            .scheduler
+            .next_round(target)
+            .inspect_err(|_| self.failed = true)?
+        {
             for &(k, _) in &round.up {
                 let package = package::pack_up(&c, &self.x[k]);
                 self.links[LinkId {
@@ -165,7 +176,7 @@ impl Simulator for CpuCluster {
                 .push_back(package);
             }
             for &(k, _) in &round.right {
-                let below = &self.links[self.incoming(k, Direction::Up)][0];
+                let below = &self.links[c.incoming(k, Direction::Up).index()][0];
                 let package = package::pack_right(&c, &self.x[k], below);
                 let link = LinkId {
                     from: k,
@@ -176,7 +187,7 @@ impl Simulator for CpuCluster {
             }
             for &(k, _) in &round.step {
                 let [left, below] = Direction::ALL.map(|dir| {
-                    let link = self.incoming(k, dir);
+                    let link = c.incoming(k, dir).index();
                     self.links[link]
                         .pop_front()
                         .expect("the schedule waited for it")
@@ -193,6 +204,7 @@ impl Simulator for CpuCluster {
     }
 
     fn field(&self) -> Result<GlobalField> {
+        self.check_usable()?;
         let (nx, ny) = self.cluster.whole()?.global_size();
         let mut field = GlobalField {
             nx,
@@ -206,16 +218,9 @@ impl Simulator for CpuCluster {
     }
 
     fn describe(&self) -> String {
-        let c = &self.cluster;
-        let wafers = match c.count() {
-            1 => format!("wafer of {}x{} PEs", c.wafer.pes_x, c.wafer.pes_y),
-            _ => format!(
-                "{}x{} cluster of {}x{} PE wafers",
-                c.wafers_x, c.wafers_y, c.wafer.pes_x, c.wafer.pes_y
-            ),
-        };
         format!(
-            "emulated {wafers} on the CPU ({} threads)",
+            "emulated {} on the CPU ({} threads)",
+            self.cluster.describe(),
             rayon::current_num_threads()
         )
     }

@@ -33,6 +33,9 @@ pub enum Error {
     /// the message names the wafer, the link and the step.
     #[error("{0}")]
     Timeout(String),
+    /// A device thread stopped because another one failed (the other's error is the cause).
+    #[error("aborted: {0}")]
+    Aborted(String),
     /// Encoding an output (PNG) failed.
     #[error("cannot encode {0}")]
     Encode(String),

@@ -79,8 +79,10 @@ fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
     Ok(Some(timing::predict(&config, None)?))
 }
 
-/// Steps per progress report: grown until one report takes about this long.
-const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+/// Progress reports per run. The chunks of steps between them depend on the step count only,
+/// so that the link statistics (every wafer is held at the end of each chunk) are the same on
+/// every run and every engine.
+const PROGRESS_REPORTS: u64 = 100;
 
 /// Runs the configuration; `on_warning` gets warnings (software adapter, CPU fallback) before
 /// the work starts and `on_progress(done, total)` follows the stepping.
@@ -109,7 +111,7 @@ pub fn run(
     }
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
-    let mut chunk = 1;
+    let chunk = config.steps.div_ceil(PROGRESS_REPORTS).max(1);
     let field = loop {
         let step = sim.step();
         let last = step == config.steps;
@@ -132,11 +134,7 @@ pub fn run(
         let count = chunk.min(next_snapshot.min(config.steps) - step);
         let started = Instant::now();
         sim.advance(count)?;
-        let took = started.elapsed();
-        stepping += took;
-        if took < PROGRESS_INTERVAL {
-            chunk = chunk.saturating_mul(2);
-        }
+        stepping += started.elapsed();
         on_progress(sim.step(), config.steps);
     };
     let check = match config.check {

@@ -80,11 +80,13 @@ pub struct LinkSpec {
 
 /// Largest link delay, in rounds.
 pub const MAX_DELAY: u32 = 1000;
-/// Largest link capacity, in packages (each link keeps this many slots on the device).
+/// Largest link capacity, in packages (the device rings have as many slots per link as the
+/// largest capacity in the cluster).
 pub const MAX_CAPACITY: u32 = 16;
 
 impl Default for LinkSpec {
-    /// No delay; two packages, enough for a wafer never to wait on a free-flowing link.
+    /// No delay; room for two packages, so that a wafer may run one step ahead of its
+    /// neighbour.
     fn default() -> Self {
         Self {
             delay: 0,
@@ -184,8 +186,9 @@ impl LinkConfig {
 }
 
 /// What one link carried during a run. Rounds are the emulation's logical clock, the same in
-/// every placement; `wait_ms` is real time the device threads at its ends spent blocked on it
-/// (waiting for a package, or for room), only for links between devices.
+/// every placement for the same sequence of `advance` calls (every wafer is held at the end of
+/// each); `wait_ms` is real time the device threads at its ends spent blocked on it (waiting
+/// for a package, or for room), only for links between devices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkStats {
     pub link: String,
@@ -199,7 +202,8 @@ pub struct LinkStats {
     pub max_occupancy: u32,
     /// Rounds in which the sender had a package ready but the link was full.
     pub stall_rounds: u64,
-    /// Rounds in which the receiver was ready but the package had not arrived.
+    /// Rounds in which the receiver waited for the package (to step, or to forward the
+    /// corner of an up package).
     pub starve_rounds: u64,
     pub wait_ms: f64,
 }

@@ -119,6 +119,27 @@ impl ClusterGeometry {
         self.index((x as i64 - dx, y as i64 - dy))
     }
 
+    /// The link arriving at wafer `k` travelling in direction `dir` (from the left for
+    /// `Right`, from below for `Up`).
+    pub fn incoming(&self, k: usize, dir: Direction) -> LinkId {
+        LinkId {
+            from: self.upstream(k, dir),
+            dir,
+        }
+    }
+
+    /// `wafer of 8x8 PEs` or `2x2 cluster of 8x8 PE wafers`, for reports.
+    pub fn describe(&self) -> String {
+        let g = &self.wafer;
+        match self.count() {
+            1 => format!("wafer of {}x{} PEs", g.pes_x, g.pes_y),
+            _ => format!(
+                "{}x{} cluster of {}x{} PE wafers",
+                self.wafers_x, self.wafers_y, g.pes_x, g.pes_y
+            ),
+        }
+    }
+
     /// Points along a wafer's sides, `(W, H)`.
     pub fn wafer_points(&self) -> (u32, u32) {
         self.wafer.global_size()

@@ -1,9 +1,10 @@
 //! The cluster's actor schedule on a logical clock of rounds, the same for every placement.
 //!
-//! A wafer holding state `s` sends its up package `s` (its top strip), then, once the up
-//! package `s` from below has arrived, its right package `s` (its right strip and the
-//! forwarded corner), then runs step `s + 1` once the packages `s` from the left and from below
-//! have arrived. Each round has three phases in that order, over all wafers. A package sent
+//! A wafer holding state `s` sends its up package `s` (its top strip) as soon as its up link
+//! has room, and its right package `s` (its right strip and the corner forwarded from below)
+//! as soon as the up package `s` from below has arrived and its right link has room. Once both
+//! are sent and the packages `s` from the left and from below have arrived, it runs step
+//! `s + 1`. Each round has three phases in that order (up, right, step), over all wafers. A package sent
 //! in round `r` on a link of delay `d` can be used from round `r + d`; a link holds at most its
 //! capacity of sent and not yet used packages, and a sender waits while it is full.
 //!
@@ -121,11 +122,6 @@ impl Scheduler {
         Ok(())
     }
 
-    /// The state (steps done) of wafer `k`.
-    pub fn step(&self, k: usize) -> u64 {
-        self.wafers[k].step
-    }
-
     /// Rounds run so far.
     pub fn rounds(&self) -> u64 {
         self.round
@@ -171,7 +167,7 @@ impl Scheduler {
         }
         for k in 0..self.wafers.len() {
             let state = self.wafers[k].step;
-            let below = self.incoming(k, Direction::Up);
+            let below = self.cluster.incoming(k, Direction::Up).index();
             if !self.wafers[k].sent[Direction::Right as usize]
                 && self.arrived(below, state)
                 && self.send(k, Direction::Right)
@@ -185,7 +181,7 @@ impl Scheduler {
                 continue;
             }
             let state = w.step;
-            let inputs = Direction::ALL.map(|d| self.incoming(k, d));
+            let inputs = Direction::ALL.map(|d| self.cluster.incoming(k, d).index());
             // Both inputs are checked so that each counts its own starvation.
             let arrived = inputs.map(|link| self.arrived(link, state));
             if arrived == [true; 2] {
@@ -202,25 +198,18 @@ impl Scheduler {
         round
     }
 
-    /// Dense index of the link arriving at wafer `k` from direction `dir` (from the left for
-    /// `Right`, from below for `Up`).
-    fn incoming(&self, k: usize, dir: Direction) -> usize {
-        LinkId {
-            from: self.cluster.upstream(k, dir),
-            dir,
-        }
-        .index()
+    /// Whether package `state` is at the head of `link` and usable this round.
+    fn has(&self, link: usize, state: u64) -> bool {
+        let l = &self.links[link];
+        l.queue
+            .front()
+            .is_some_and(|p| p.state == state && p.sent + l.spec.delay as u64 <= self.round)
     }
 
-    /// Whether package `state` is at the head of `link` and usable this round; counts
-    /// starvation otherwise.
+    /// [`Self::has`], counting starvation when not.
     fn arrived(&mut self, link: usize, state: u64) -> bool {
-        let round = self.round;
+        let (ok, round) = (self.has(link, state), self.round);
         let l = &mut self.links[link];
-        let ok = l
-            .queue
-            .front()
-            .is_some_and(|p| p.state == state && p.sent + l.spec.delay as u64 <= round);
         if !ok && l.starved != Some(round) {
             l.starved = Some(round);
             l.stats.starve_rounds += 1;
@@ -279,12 +268,13 @@ impl Scheduler {
                     ));
                 }
             }
-            let dir = if w.sent[Direction::Up as usize] {
-                Direction::Right
-            } else {
-                Direction::Up
+            // What the wafer waits for: the up package from below (to forward its corner or
+            // to step), else the right package from the left.
+            let from_below = self.cluster.incoming(k, Direction::Up);
+            let waits_for = match self.has(from_below.index(), w.step) {
+                false => from_below,
+                true => self.cluster.incoming(k, Direction::Right),
             };
-            let from = self.cluster.upstream(k, dir);
             reasons.push((
                 1,
                 w.step,
@@ -292,7 +282,7 @@ impl Scheduler {
                     "{} waits for the step-{} package on the {}",
                     wafer(k),
                     w.step,
-                    LinkId { from, dir }.describe(&self.cluster)
+                    waits_for.describe(&self.cluster)
                 ),
             ));
         }

@@ -65,6 +65,10 @@ impl Placement {
     }
 }
 
+/// The least time a device gets to finish one submission before it counts as hung (the link
+/// timeout when that is longer).
+const MIN_DEVICE_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// Point updates recorded per submission (as `GpuContext::run_steps`).
 const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
 /// Rounds recorded per submission at most.
@@ -91,6 +95,13 @@ struct DeviceRunner {
     /// Staging buffers for outgoing packages, free for reuse, by direction.
     free_staging: [Vec<wgpu::Buffer>; 2],
     rng: u64,
+}
+
+/// What a thread waits for on a host link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waiting {
+    Package,
+    Room,
 }
 
 /// The schedule's phases of a round.
@@ -167,8 +178,8 @@ impl DeviceRunner {
         let points = shared.cluster.wafer.points();
         while let Some(round) = self.scheduler.next_round(target)? {
             if shared.abort.load(Ordering::SeqCst) {
-                return Err(Error::Timeout(format!(
-                    "aborted: device {} stopped at round {} because another device failed",
+                return Err(Error::Aborted(format!(
+                    "device {} stopped at round {} because another device failed",
                     self.device, round.number
                 )));
             }
@@ -263,7 +274,7 @@ impl DeviceRunner {
                 let started = Instant::now();
                 let popped = host.pop(shared.timeout, &shared.abort);
                 self.waited[i] += started.elapsed();
-                popped.map_err(|why| self.wait_error(why, link, state, "package", shared))?
+                popped.map_err(|why| self.wait_error(why, link, state, Waiting::Package, shared))?
             }
         };
         if package.0 != state {
@@ -318,16 +329,17 @@ impl DeviceRunner {
         for (_, _, staging) in &rec.downloads {
             staging.map_async(wgpu::MapMode::Read, .., |_| {});
         }
+        let limit = shared.timeout.max(MIN_DEVICE_TIMEOUT);
         let wait = wgpu::PollType::Wait {
             submission_index: packed,
-            timeout: Some(shared.timeout),
+            timeout: Some(limit),
         };
         ctx.device.poll(wait).map_err(|e| {
             Error::Timeout(format!(
-                "device {} (wafers {}) did not finish its work within {:?}: {e}; the device may be lost or hung",
+                "device {} (wafers {}) did not finish its work of round {} within {limit:?}: {e}; the device may be lost or hung",
                 self.device,
                 self.wafer_list(&shared.cluster),
-                shared.timeout
+                self.scheduler.rounds()
             ))
         })?;
         for (link, state, staging) in std::mem::take(&mut rec.downloads) {
@@ -346,44 +358,44 @@ impl DeviceRunner {
             let started = Instant::now();
             let pushed = host.push((state, cells), shared.timeout, &shared.abort);
             self.waited[link] += started.elapsed();
-            pushed.map_err(|why| self.wait_error(why, id, state, "room", shared))?;
+            pushed.map_err(|why| self.wait_error(why, id, state, Waiting::Room, shared))?;
         }
         rec.updates = 0;
         rec.rounds = 0;
         Ok(())
     }
 
+    /// The error for a wait on a host link that did not end well.
     fn wait_error(
         &self,
         why: WaitFailed,
         link: LinkId,
         state: u64,
-        what: &str,
+        waiting: Waiting,
         shared: &Shared,
     ) -> Error {
         let c = &shared.cluster;
         let to = c.neighbour(link.from, link.dir);
-        let owner = |k: usize| self.owner[k];
-        let (x, y) = c.coords(if what == "room" { link.from } else { to });
-        let message = match what {
-            "room" => format!(
-                "wafer ({x},{y}) on device {} waited {:?} for room to send its step-{state} package on the {} to device {}; that device may be lost or hung",
-                self.device,
-                shared.timeout,
-                link.describe(c),
-                owner(to)
+        let (wafer, what, other) = match waiting {
+            Waiting::Room => (
+                link.from,
+                "room to send its",
+                format!("to device {}", self.owner[to]),
             ),
-            _ => format!(
-                "wafer ({x},{y}) on device {} waited {:?} for its step-{state} package on the {} from device {}; that device may be lost or hung",
-                self.device,
-                shared.timeout,
-                link.describe(c),
-                owner(link.from)
-            ),
+            Waiting::Package => (to, "its", format!("from device {}", self.owner[link.from])),
         };
+        let (x, y) = c.coords(wafer);
+        let message = format!(
+            "wafer ({x},{y}) on device {} waited {:?} for {what} step-{state} package on the {} {other}",
+            self.device,
+            shared.timeout,
+            link.describe(c)
+        );
         match why {
-            WaitFailed::TimedOut => Error::Timeout(message),
-            WaitFailed::Aborted => Error::Timeout(format!("aborted: {message}")),
+            WaitFailed::TimedOut => {
+                Error::Timeout(format!("{message}; that device may be lost or hung"))
+            }
+            WaitFailed::Aborted => Error::Aborted(format!("{message}, when another device failed")),
         }
     }
 
@@ -411,14 +423,13 @@ impl DeviceRunner {
 /// The links a wafer needs in a phase: the up package from below to forward its corner, and
 /// both incoming packages to step.
 fn inputs(c: &ClusterGeometry, phase: Phase, k: usize) -> Vec<LinkId> {
-    let incoming = |dir| LinkId {
-        from: c.upstream(k, dir),
-        dir,
-    };
     match phase {
         Phase::Up => vec![],
-        Phase::Right => vec![incoming(Direction::Up)],
-        Phase::Step => vec![incoming(Direction::Right), incoming(Direction::Up)],
+        Phase::Right => vec![c.incoming(k, Direction::Up)],
+        Phase::Step => vec![
+            c.incoming(k, Direction::Right),
+            c.incoming(k, Direction::Up),
+        ],
     }
 }
 
@@ -429,6 +440,27 @@ pub struct GpuCluster {
     host_links: Vec<Option<HostLink>>,
     placement: Placement,
     step: u64,
+    /// Why an earlier `advance` failed: the wafers are then at different steps for good.
+    failed: Option<String>,
+}
+
+/// Stops the other device threads when its thread ends with an error or a panic.
+struct AbortOnFailure<'a> {
+    shared: &'a Shared<'a>,
+    ok: bool,
+}
+
+impl Drop for AbortOnFailure<'_> {
+    fn drop(&mut self) {
+        if !self.ok {
+            self.shared.abort.store(true, Ordering::SeqCst);
+            self.shared
+                .host_links
+                .iter()
+                .flatten()
+                .for_each(HostLink::wake);
+        }
+    }
 }
 
 impl GpuCluster {
@@ -483,7 +515,18 @@ impl GpuCluster {
             host_links,
             placement: placement.clone(),
             step: 0,
+            failed: None,
         })
+    }
+
+    /// Refuses to go on after a failed `advance`.
+    fn check_usable(&self) -> Result<()> {
+        match &self.failed {
+            None => Ok(()),
+            Some(why) => Err(Error::Gpu(format!(
+                "the cluster stopped at mixed steps after an earlier failure ({why})"
+            ))),
+        }
     }
 
     /// Link statistics so far, by dense link index: the schedule's counts and the time the
@@ -496,11 +539,6 @@ impl GpuCluster {
             }
         }
         stats
-    }
-
-    /// Rounds of the schedule run so far.
-    pub fn rounds(&self) -> u64 {
-        self.runners[0].scheduler.rounds()
     }
 
     /// The raw SRAM of every wafer (`x` of Table 3), wafer-major in cluster order.
@@ -520,6 +558,7 @@ impl GpuCluster {
 
 impl Simulator for GpuCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
+        self.check_usable()?;
         let target = self.step + steps;
         let shared = Shared {
             cluster: self.cluster,
@@ -536,11 +575,9 @@ impl Simulator for GpuCluster {
                     .map(|runner| {
                         let shared = &shared;
                         scope.spawn(move || {
+                            let mut guard = AbortOnFailure { shared, ok: false };
                             let result = runner.run_to(target, shared);
-                            if result.is_err() {
-                                shared.abort.store(true, Ordering::SeqCst);
-                                shared.host_links.iter().flatten().for_each(HostLink::wake);
-                            }
+                            guard.ok = result.is_ok();
                             result
                         })
                     })
@@ -556,8 +593,9 @@ impl Simulator for GpuCluster {
         };
         // The first failure that is not another thread's abort is the cause.
         let mut errors: Vec<Error> = results.into_iter().filter_map(Result::err).collect();
-        errors.sort_by_key(|e| e.to_string().starts_with("aborted"));
+        errors.sort_by_key(|e| matches!(e, Error::Aborted(_)));
         if let Some(e) = errors.into_iter().next() {
+            self.failed = Some(e.to_string());
             return Err(e);
         }
         self.step = target;
@@ -569,6 +607,7 @@ impl Simulator for GpuCluster {
     }
 
     fn field(&self) -> Result<GlobalField> {
+        self.check_usable()?;
         let whole = self.cluster.whole()?;
         let (nx, ny) = whole.global_size();
         let mut field = GlobalField {
@@ -583,15 +622,10 @@ impl Simulator for GpuCluster {
     }
 
     fn describe(&self) -> String {
-        let c = &self.cluster;
-        let adapter = self.runners[0].shard.ctx.describe();
-        let wafers = match c.count() {
-            1 => format!("wafer of {}x{} PEs", c.wafer.pes_x, c.wafer.pes_y),
-            _ => format!(
-                "{}x{} cluster of {}x{} PE wafers",
-                c.wafers_x, c.wafers_y, c.wafer.pes_x, c.wafer.pes_y
-            ),
-        };
+        let (wafers, adapter) = (
+            self.cluster.describe(),
+            self.runners[0].shard.ctx.describe(),
+        );
         match self.runners.len() {
             1 => format!("emulated {wafers} on {adapter}"),
             d => format!("emulated {wafers} on {d} devices (one thread each) of {adapter}"),

@@ -202,16 +202,17 @@ impl GpuContext {
     }
 
     /// `count` devices for one job: this one first, then new devices spread round-robin over
-    /// the adapters of the same backend and type (several GPUs of a desktop), or all on this
-    /// adapter when it is the only one.
+    /// this adapter and the other adapters of the same model and backend (several identical
+    /// GPUs of a desktop), or all on this adapter when it is the only one.
     pub fn peers(self: &Arc<Self>, count: usize) -> Result<Vec<Arc<Self>>> {
         let info = &self.adapter.info;
         let mut adapters = vec![self.handle.clone()];
         let backends = wgpu::Backends::from(info.backend);
         for other in pollster::block_on(instance(backends).enumerate_adapters(backends)) {
             let o = other.get_info();
-            let same = (&o.name, &o.device_pci_bus_id) == (&info.name, &info.device_pci_bus_id);
-            if o.device_type == info.device_type && !same {
+            // Another GPU of the same model: the same arithmetic, so the same bits.
+            let twin = o.name == info.name && o.device_pci_bus_id != info.device_pci_bus_id;
+            if twin && o.device_type == info.device_type {
                 adapters.push(other);
             }
         }

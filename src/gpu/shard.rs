@@ -51,7 +51,17 @@ struct Kernel {
     per_pe: bool,
 }
 
-/// PE rectangles per dispatch table range.
+/// The kernels, by index into `Shard::kernels`.
+const PACK_UP: usize = 0;
+const PACK_RIGHT: usize = 1;
+const SENDRECV: usize = 2;
+const COMPUTE: usize = 3;
+
+/// The PE rectangles of the dispatch table, by index (see [`rectangles`]).
+const ALL_PES: usize = 0;
+const TOP_BAND: usize = 1;
+const RIGHT_BAND: usize = 2;
+const INTERIOR: usize = 3;
 const RECTS: u64 = 4;
 
 pub struct Shard {
@@ -62,13 +72,24 @@ pub struct Shard {
     /// Slots per link ring buffer.
     ring: u32,
     sram: [wgpu::Buffer; 2],
-    /// Ring buffers of every link of the cluster, by sending wafer: up, then right.
+    /// Ring buffers of every link of the cluster, by direction, then sending wafer.
     links: [wgpu::Buffer; 2],
     kernels: [Kernel; 4],
     /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, range 0 = all wafers,
-    /// 1 + l = wafer l; rectangles as [`rectangles`].
+    /// 1 + l = wafer l.
     dispatch_stride: u64,
     rects: [[u32; 4]; 4],
+}
+
+/// The buffers the kernels bind.
+struct Resources<'a> {
+    wafer: wgpu::Buffer,
+    cluster: wgpu::Buffer,
+    ids: wgpu::Buffer,
+    weights: wgpu::Buffer,
+    dispatches: wgpu::Buffer,
+    sram: &'a [wgpu::Buffer; 2],
+    links: &'a [wgpu::Buffer; 2],
 }
 
 impl Shard {
@@ -100,79 +121,30 @@ impl Shard {
             ctx.storage_buffer("sram y", &initial)?,
         ];
         drop(initial);
-        let link_buffer = |dir| {
+        let link_buffer = |dir: Direction| {
             let cells = c.count() * ring as usize * c.package_cells(dir);
+            let what = format!("the {} links of {} wafers", dir.name(), c.count());
+            ctx.check_binding(&what, cells as u64 * 4)?;
             ctx.storage_buffer(&format!("{} links", dir.name()), &vec![0.0; cells])
         };
-        let links = [link_buffer(Direction::Up)?, link_buffer(Direction::Right)?];
-        let wafer = ctx.uniform_buffer("wafer", &WaferUniform::new(&g));
-        let cluster = ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring));
-        let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
-        let ids = ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?;
-        let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
+        let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g);
-        let dispatches = dispatch_table(wafers.len(), ring, &rects, dispatch_stride);
-        let dispatches = ctx.uniform_bytes("dispatches", &dispatches);
-        let kernel =
-            |label: &str,
-             source: &str,
-             entry: &str,
-             (threads, per_pe): (u64, bool),
-             group: &dyn Fn(&wgpu::ComputePipeline, usize) -> wgpu::BindGroup| {
-                let pipeline = ctx.pipeline(label, source, entry);
-                Kernel {
-                    groups: [0, 1].map(|x| group(&pipeline, x)),
-                    dispatch_group: ctx.dispatch_group(
-                        &pipeline,
-                        &dispatches,
-                        std::mem::size_of::<DispatchUniform>() as u64,
-                    ),
-                    pipeline,
-                    threads,
-                    per_pe,
-                }
-            };
-        let linked = |p: &wgpu::ComputePipeline, x: usize| {
-            ctx.bind_group(p, &[&wafer, &cluster, &ids, &sram[x], &links[0], &links[1]])
+        let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
+        let resources = Resources {
+            wafer: ctx.uniform_buffer("wafer", &WaferUniform::new(&g)),
+            cluster: ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring)),
+            ids: ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
+            weights: ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights())),
+            dispatches: ctx.uniform_bytes(
+                "dispatches",
+                &dispatch_table(wafers.len(), ring, &rects, dispatch_stride),
+            ),
+            sram: &sram,
+            links: &links,
         };
-        let computed = |p: &wgpu::ComputePipeline, x: usize| {
-            ctx.bind_group(p, &[&wafer, &weights, &sram[x], &sram[1 - x]])
-        };
-        let pack = shaders::cluster_pack();
-        let n = g.n as u64;
-        let compute_threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
-        let kernels = [
-            kernel(
-                "pack up",
-                &pack,
-                "pack_up",
-                (c.package_cells(Direction::Up) as u64, false),
-                &linked,
-            ),
-            kernel(
-                "pack right",
-                &pack,
-                "pack_right",
-                (c.package_cells(Direction::Right) as u64, false),
-                &linked,
-            ),
-            kernel(
-                "sendrecv",
-                &shaders::cluster_sendrecv(),
-                "sendrecv",
-                (g.pe_count() as u64, false),
-                &linked,
-            ),
-            kernel(
-                "compute",
-                &shaders::wafer_compute(problem.kernel),
-                "compute",
-                (compute_threads, true),
-                &computed,
-            ),
-        ];
+        let kernels = kernels(&ctx, problem, &resources);
         Ok(Self {
             ctx,
             cluster: c,
@@ -188,34 +160,34 @@ impl Shard {
 
     /// Packs the up packages of `items`, `(local wafer, state)` pairs.
     pub fn pack_up(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, 0, items, 0);
+        self.dispatch(pass, PACK_UP, items, ALL_PES);
     }
 
     /// Packs the right packages of `items`.
     pub fn pack_right(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, 1, items, 0);
+        self.dispatch(pass, PACK_RIGHT, items, ALL_PES);
     }
 
     /// Fills the comm layers of `items` (Table 3's `sendrecv`).
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, 2, items, 0);
+        self.dispatch(pass, SENDRECV, items, ALL_PES);
     }
 
     /// Computes `part` of the owned points of `items` (Table 3's `compute`).
     pub fn compute(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)], part: Part) {
         let rects: &[usize] = match part {
-            Part::All => &[0],
-            Part::Edge => &[1, 2],
-            Part::Interior => &[3],
+            Part::All => &[ALL_PES],
+            Part::Edge => &[TOP_BAND, RIGHT_BAND],
+            Part::Interior => &[INTERIOR],
         };
         for &rect in rects {
-            self.dispatch(pass, 3, items, rect);
+            self.dispatch(pass, COMPUTE, items, rect);
         }
     }
 
     /// Whether the wafers have interior PEs, which no package reads.
     pub fn has_interior(&self) -> bool {
-        let [x0, y0, x1, y1] = self.rects[3];
+        let [x0, y0, x1, y1] = self.rects[INTERIOR];
         x1 > x0 && y1 > y0
     }
 
@@ -284,16 +256,78 @@ impl Shard {
     }
 
     fn link_buffer(&self, dir: Direction) -> &wgpu::Buffer {
-        match dir {
-            Direction::Up => &self.links[0],
-            Direction::Right => &self.links[1],
-        }
+        &self.links[dir as usize]
     }
 
     /// The ring buffers of the links in direction `dir`, raw (for tests of the packages).
     pub fn link_ring(&self, dir: Direction) -> Result<Vec<f32>> {
         self.ctx.read_buffer(self.link_buffer(dir))
     }
+}
+
+/// The four kernels with their bind groups: packing and `sendrecv` (threads per wafer) see the
+/// cluster and the links; `compute` (threads per PE of its rectangle) sees the weights and
+/// both SRAM buffers.
+fn kernels(ctx: &GpuContext, problem: &Problem, r: &Resources) -> [Kernel; 4] {
+    let (c, g) = (problem.cluster, problem.cluster.wafer);
+    let kernel = |label: &str, source: &str, entry: &str, threads: u64, per_pe: bool| {
+        let pipeline = ctx.pipeline(label, source, entry);
+        let group = |x: usize| match per_pe {
+            false => {
+                let [right, up] = r.links;
+                let buffers = [&r.wafer, &r.cluster, &r.ids, &r.sram[x], up, right];
+                ctx.bind_group(&pipeline, &buffers)
+            }
+            true => ctx.bind_group(
+                &pipeline,
+                &[&r.wafer, &r.weights, &r.sram[x], &r.sram[1 - x]],
+            ),
+        };
+        Kernel {
+            groups: [group(0), group(1)],
+            dispatch_group: ctx.dispatch_group(
+                &pipeline,
+                &r.dispatches,
+                std::mem::size_of::<DispatchUniform>() as u64,
+            ),
+            pipeline,
+            threads,
+            per_pe,
+        }
+    };
+    let pack = shaders::cluster_pack();
+    let n = g.n as u64;
+    let blocks_per_pe = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
+    [
+        kernel(
+            "pack up",
+            &pack,
+            "pack_up",
+            c.package_cells(Direction::Up) as u64,
+            false,
+        ),
+        kernel(
+            "pack right",
+            &pack,
+            "pack_right",
+            c.package_cells(Direction::Right) as u64,
+            false,
+        ),
+        kernel(
+            "sendrecv",
+            &shaders::cluster_sendrecv(),
+            "sendrecv",
+            g.pe_count() as u64,
+            false,
+        ),
+        kernel(
+            "compute",
+            &shaders::wafer_compute(problem.kernel),
+            "compute",
+            blocks_per_pe,
+            true,
+        ),
+    ]
 }
 
 /// The dispatch entries, `stride` bytes apart: for range 0 (all `wafers`) and each single
