@@ -91,7 +91,8 @@ pub fn run(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
-    if let Some(dir) = &config.out {
+    let json_dir = config.json.as_ref().and_then(|path| path.parent());
+    for dir in config.out.as_deref().into_iter().chain(json_dir) {
         output::check_writable(dir)?;
     }
     let (ctx, warnings) = config.engine.open()?;
@@ -162,6 +163,9 @@ pub fn run(
         output::write_atomic(&path, report.to_string().as_bytes())?;
     }
     if let Some(path) = &config.json {
+        if let Some(dir) = json_dir {
+            output::create_dir(dir)?;
+        }
         output::write_atomic(path, report.json().as_bytes())?;
     }
     Ok(report)

@@ -121,6 +121,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(&run(&["--link-timeout", "0"]), &["link-timeout = 0"]);
     assert_rejected(&run(&["--pes", "1x1", "--n", "1"]), &["comm width", ">= 2"]);
+    assert_rejected(
+        &run(&["--json", "/proc/wafer-emu/stats.json"]),
+        &["/proc/wafer-emu"],
+    );
     assert!(
         !std::path::Path::new(out).exists(),
         "a rejected run left {out} behind"
