@@ -33,11 +33,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a stencil kernel on an emulated wafer and write the field (.npy, .png) and a summary.
+    /// Run a stencil kernel on an emulated wafer or cluster of wafers and write the field (.npy,
+    /// .png), a summary and the link statistics.
     Run(RunArgs),
     /// List the GPU adapters wgpu finds, best first, with the limits that matter here.
     Adapters(EngineArgs),
-    /// Time the emulated wafer against the global kernel, the CPU backend and the copy ceilings.
+    /// Time the emulated wafer (and a cluster) against the global kernel, the CPU backend and the
+    /// copy ceilings.
     Bench(BenchArgs),
     /// Predict the real machine's speed from the timing model (cycles, steps/s, utilisation).
     Predict(PredictArgs),
@@ -127,7 +129,7 @@ pub struct RunArgs {
     /// Also write the field every K steps (step 0 included)
     #[arg(long, value_name = "K")]
     pub snapshot_every: Option<u64>,
-    /// What runs: the emulated wafer, or the plain global-grid kernel (no PEs, no translation)
+    /// What runs: the emulated wafers, or the plain global-grid kernel (no PEs, no translation)
     #[arg(long = "engine", default_value = "wafer", value_name = "wafer|global")]
     pub engine_kind: String,
     /// Also run the other engine on the same adapter and compare bits
