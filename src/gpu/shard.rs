@@ -75,9 +75,9 @@ pub struct Shard {
     /// Ring buffers of every link of the cluster, by direction, then sending wafer.
     links: [wgpu::Buffer; 2],
     kernels: [Kernel; 4],
-    /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, range 0 = all wafers,
-    /// 1 + l = wafer l.
+    /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
     dispatch_stride: u64,
+    ranges: Ranges,
     rects: [[u32; 4]; 4],
 }
 
@@ -131,6 +131,7 @@ impl Shard {
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g);
+        let ranges = Ranges::new(wafers.len());
         let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
         let resources = Resources {
             wafer: ctx.uniform_buffer("wafer", &WaferUniform::new(&g)),
@@ -139,7 +140,7 @@ impl Shard {
             weights: ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights())),
             dispatches: ctx.uniform_bytes(
                 "dispatches",
-                &dispatch_table(wafers.len(), ring, &rects, dispatch_stride),
+                &dispatch_table(&ranges, ring, &rects, dispatch_stride),
             ),
             sram: &sram,
             links: &links,
@@ -154,6 +155,7 @@ impl Shard {
             links,
             kernels,
             dispatch_stride,
+            ranges,
             rects,
         })
     }
@@ -191,8 +193,8 @@ impl Shard {
         x1 > x0 && y1 > y0
     }
 
-    /// Records kernel `kernel` over rectangle `rect` for `items`: one dispatch when every
-    /// wafer of the device takes part with the same state, else one per wafer.
+    /// Records kernel `kernel` over rectangle `rect` for `items`: a few dispatches per run of
+    /// consecutive wafers holding the same state, one when every wafer takes part.
     fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -205,14 +207,7 @@ impl Shard {
         if items.is_empty() || pes == 0 {
             return;
         }
-        let together = items.len() == self.wafers.len()
-            && items.iter().all(|&(_, s)| s == items[0].1)
-            && items.iter().enumerate().all(|(i, &(l, _))| i == l);
-        let ranges: Vec<(usize, usize, u64)> = if together {
-            vec![(0, items.len(), items[0].1)]
-        } else {
-            items.iter().map(|&(l, s)| (1 + l, 1, s)).collect()
-        };
+        let ranges = self.ranges.cover(items);
         let kernel = &self.kernels[kernel];
         let per_wafer = match kernel.per_pe {
             true => kernel.threads * pes,
@@ -220,8 +215,9 @@ impl Shard {
         };
         let period = 2 * self.ring as u64;
         pass.set_pipeline(&kernel.pipeline);
-        for (range, count, state) in ranges {
-            let entry = (range as u64 * RECTS + rect as u64) * period + state % period;
+        for (first, count, state) in ranges {
+            let range = self.ranges.index(first, count) as u64;
+            let entry = (range * RECTS + rect as u64) * period + state % period;
             pass.set_bind_group(0, &kernel.groups[(state % 2) as usize], &[]);
             pass.set_bind_group(
                 shaders::DISPATCH_GROUP,
@@ -330,17 +326,90 @@ fn kernels(ctx: &GpuContext, problem: &Problem, r: &Resources) -> [Kernel; 4] {
     ]
 }
 
-/// The dispatch entries, `stride` bytes apart: for range 0 (all `wafers`) and each single
-/// wafer, for each PE rectangle, one entry per state modulo `2 ring` (parity and ring slot).
-fn dispatch_table(wafers: usize, ring: u32, rects: &[[u32; 4]; 4], stride: u64) -> Vec<u8> {
+/// The wafer ranges of the dispatch table: all the device's wafers, then the aligned blocks of
+/// every power-of-two size (`count = 2^l` wafers from a multiple of `count`), so that any run
+/// of consecutive wafers takes a few dispatches.
+struct Ranges {
+    wafers: usize,
+    /// Index of the first block of each size `2^l`.
+    level_start: Vec<usize>,
+    len: usize,
+}
+
+impl Ranges {
+    fn new(wafers: usize) -> Self {
+        let (mut level_start, mut len) = (vec![], 1);
+        for level in 0..usize::BITS {
+            if wafers >> level == 0 {
+                break;
+            }
+            level_start.push(len);
+            len += wafers >> level;
+        }
+        Self {
+            wafers,
+            level_start,
+            len,
+        }
+    }
+
+    /// `(first, count)` of every range, by index.
+    fn all(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let blocks = self.level_start.iter().enumerate().flat_map(|(level, _)| {
+            let count = 1 << level;
+            (0..self.wafers / count).map(move |i| (i * count, count))
+        });
+        std::iter::once((0, self.wafers)).chain(blocks)
+    }
+
+    fn index(&self, first: usize, count: usize) -> usize {
+        match (first, count) {
+            (0, c) if c == self.wafers => 0,
+            _ => self.level_start[count.trailing_zeros() as usize] + first / count,
+        }
+    }
+
+    /// `(first, count, state)` dispatches covering `items` (`(local wafer, state)` pairs in
+    /// increasing wafer order): runs of consecutive wafers with one state, each the whole
+    /// device or split into aligned blocks.
+    fn cover(&self, items: &[(usize, u64)]) -> Vec<(usize, usize, u64)> {
+        let mut out = vec![];
+        let mut i = 0;
+        while i < items.len() {
+            let (first, state) = items[i];
+            let mut end = first + 1;
+            while i + (end - first) < items.len() && items[i + (end - first)] == (end, state) {
+                end += 1;
+            }
+            i += end - first;
+            if (first, end) == (0, self.wafers) {
+                out.push((0, self.wafers, state));
+                continue;
+            }
+            let mut at = first;
+            while at < end {
+                // The largest aligned block from `at` that fits in the run.
+                let aligned = if at == 0 {
+                    usize::MAX
+                } else {
+                    1 << at.trailing_zeros()
+                };
+                let count = aligned.min(1 << (end - at).ilog2());
+                out.push((at, count, state));
+                at += count;
+            }
+        }
+        out
+    }
+}
+
+/// The dispatch entries, `stride` bytes apart: for each range, each PE rectangle and each
+/// state modulo `2 ring` (parity and ring slot).
+fn dispatch_table(ranges: &Ranges, ring: u32, rects: &[[u32; 4]; 4], stride: u64) -> Vec<u8> {
     let period = 2 * ring as usize;
-    let entries = (wafers + 1) * rects.len() * period;
+    let entries = ranges.len * rects.len() * period;
     let mut table = vec![0u8; entries * stride as usize];
-    for range in 0..=wafers {
-        let (first, count) = match range {
-            0 => (0, wafers),
-            l => (l - 1, 1),
-        };
+    for (range, (first, count)) in ranges.all().enumerate() {
         for (r, &pes) in rects.iter().enumerate() {
             for step in 0..period {
                 let entry = DispatchUniform {
@@ -357,4 +426,43 @@ fn dispatch_table(wafers: usize, ring: u32, rects: &[[u32; 4]; 4], stride: u64) 
         }
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every run of wafers is covered exactly once by ranges of the table.
+    #[test]
+    fn runs_of_wafers_are_covered_by_ranges_of_the_table() {
+        for wafers in 1..=13 {
+            let ranges = Ranges::new(wafers);
+            let table: Vec<(usize, usize)> = ranges.all().collect();
+            assert_eq!(table.len(), ranges.len);
+            for first in 0..wafers {
+                for end in first + 1..=wafers {
+                    let items: Vec<(usize, u64)> = (first..end).map(|l| (l, 7)).collect();
+                    let mut covered = vec![];
+                    for (f, c, state) in ranges.cover(&items) {
+                        assert_eq!(state, 7);
+                        assert_eq!(
+                            table[ranges.index(f, c)],
+                            (f, c),
+                            "{wafers}: [{first}, {end})"
+                        );
+                        covered.extend(f..f + c);
+                    }
+                    assert_eq!(covered, (first..end).collect::<Vec<_>>(), "{wafers}");
+                }
+            }
+            // Different states split the run.
+            let mixed = [(0, 1), (1, 1), (2, 2)];
+            if wafers >= 3 {
+                let cover = ranges.cover(&mixed);
+                assert!(cover
+                    .iter()
+                    .all(|&(f, c, s)| (f..f + c).all(|l| mixed[l].1 == s)));
+            }
+        }
+    }
 }
