@@ -75,42 +75,46 @@ impl CpuCluster {
     pub fn sram(&self) -> Vec<f32> {
         self.x.concat()
     }
+}
 
-    /// One step of wafer `k`, a row of PEs per task so that each PE's left neighbour is still
-    /// in cache. Each PE copies its block to a scratch block, receives its comm layer there
-    /// (`sendrecv`), computes its owned points into `y` (`compute`) and keeps the received
-    /// layer in `y`.
-    fn step_wafer(&mut self, k: usize, left: &[f32], below: &[f32]) {
-        let (c, kernel, weights) = (&self.cluster, self.kernel, self.weights);
-        let g = c.wafer;
-        let x = &self.x[k];
-        let block = g.block_cells();
-        let (w, s) = (g.w() as usize, g.stride() as usize);
-        self.y[k]
-            .par_chunks_mut(g.pes_x as usize * block)
-            .enumerate()
-            .for_each(|(py, y_row)| {
-                let mut scratch = vec![0.0; block];
-                for (px, y) in y_row.chunks_mut(block).enumerate() {
-                    let pe = py * g.pes_x as usize + px;
-                    scratch.copy_from_slice(&x[pe * block..(pe + 1) * block]);
-                    package::receive(c, x, pe, &mut scratch, left, below);
-                    match kernel {
-                        KernelKind::Heat5 => {
-                            compute_block(&g, &scratch, y, |nb| heat5_point(&weights, nb))
-                        }
-                        KernelKind::Heat9 => {
-                            compute_block(&g, &scratch, y, |nb| heat9_point(&weights, nb))
-                        }
+/// One step of a wafer of the cluster `c` from its SRAM `x` into `y` (then swapped), with the
+/// packages from the left and from below; a row of PEs per task so that each PE's left
+/// neighbour is still in cache. Each PE copies its block to a scratch block, receives its comm
+/// layer there (`sendrecv`), computes its owned points into `y` (`compute`) and keeps the
+/// received layer in `y`.
+fn step_wafer(
+    c: &ClusterGeometry,
+    (kernel, weights): (KernelKind, Weights),
+    (x, y): (&mut Vec<f32>, &mut Vec<f32>),
+    [left, below]: &[Vec<f32>; 2],
+) {
+    let g = c.wafer;
+    let block = g.block_cells();
+    let (w, s) = (g.w() as usize, g.stride() as usize);
+    let source = &*x;
+    y.par_chunks_mut(g.pes_x as usize * block)
+        .enumerate()
+        .for_each(|(py, y_row)| {
+            let mut scratch = vec![0.0; block];
+            for (px, y) in y_row.chunks_mut(block).enumerate() {
+                let pe = py * g.pes_x as usize + px;
+                scratch.copy_from_slice(&source[pe * block..(pe + 1) * block]);
+                package::receive(c, source, pe, &mut scratch, left, below);
+                match kernel {
+                    KernelKind::Heat5 => {
+                        compute_block(&g, &scratch, y, |nb| heat5_point(&weights, nb))
                     }
-                    y[..w * s].copy_from_slice(&scratch[..w * s]);
-                    for (out, row) in y[w * s..].chunks_mut(s).zip(scratch[w * s..].chunks(s)) {
-                        out[..w].copy_from_slice(&row[..w]);
+                    KernelKind::Heat9 => {
+                        compute_block(&g, &scratch, y, |nb| heat9_point(&weights, nb))
                     }
                 }
-            });
-        std::mem::swap(&mut self.x[k], &mut self.y[k]);
-    }
+                y[..w * s].copy_from_slice(&scratch[..w * s]);
+                for (out, row) in y[w * s..].chunks_mut(s).zip(scratch[w * s..].chunks(s)) {
+                    out[..w].copy_from_slice(&row[..w]);
+                }
+            }
+        });
+    std::mem::swap(x, y);
 }
 
 /// One PE's compute over its `n x n` owned points.
@@ -185,15 +189,26 @@ impl Simulator for CpuCluster {
                 .index();
                 self.links[link].push_back(package);
             }
+            // The stepping wafers run in parallel, each with its two packages.
+            let mut inputs: Vec<Option<[Vec<f32>; 2]>> = vec![None; c.count()];
             for &(k, _) in &round.step {
-                let [left, below] = Direction::ALL.map(|dir| {
+                inputs[k] = Some(Direction::ALL.map(|dir| {
                     let link = c.incoming(k, dir).index();
                     self.links[link]
                         .pop_front()
                         .expect("the schedule waited for it")
-                });
-                self.step_wafer(k, &left, &below);
+                }));
             }
+            let rule = (self.kernel, self.weights);
+            self.x
+                .par_iter_mut()
+                .zip(self.y.par_iter_mut())
+                .zip(&inputs)
+                .for_each(|(sram, packages)| {
+                    if let Some(packages) = packages {
+                        step_wafer(&c, rule, sram, packages);
+                    }
+                });
         }
         self.step = target;
         Ok(())
