@@ -221,11 +221,7 @@ impl Simulator for CpuCluster {
     fn field(&self) -> Result<GlobalField> {
         self.check_usable()?;
         let (nx, ny) = self.cluster.whole()?.global_size();
-        let mut field = GlobalField {
-            nx,
-            ny,
-            data: vec![0.0; (nx * ny) as usize],
-        };
+        let mut field = GlobalField::zeros(nx, ny);
         let all: Vec<usize> = (0..self.cluster.count()).collect();
         self.cluster
             .gather_into(&mut field, &self.sram(), &all, self.step);

@@ -11,6 +11,15 @@ pub struct GlobalField {
 }
 
 impl GlobalField {
+    /// A field of zeros.
+    pub fn zeros(nx: u32, ny: u32) -> Self {
+        Self {
+            nx,
+            ny,
+            data: vec![0.0; nx as usize * ny as usize],
+        }
+    }
+
     /// A field from a function of the global point `(x, y)`.
     pub fn from_fn(nx: u32, ny: u32, f: impl Fn(u32, u32) -> f32) -> Self {
         let data = (0..ny)

@@ -1,5 +1,6 @@
-//! The wafer: a torus of `Ww x Wh` PEs, each with an SRAM block `[n+w][n+w]` per field
-//! (DESIGN.md section 1, the paper's Table 3).
+//! The wafer: `Ww x Wh` PEs, each with an SRAM block `[n+w][n+w]` per field (DESIGN.md
+//! section 1, the paper's Table 3). Its edges join the neighbouring wafers of its cluster, or
+//! its own opposite edges, through links (`crate::cluster`); as a whole it is a torus.
 //!
 //! Memory convention. Inside a block, row `i` and column `j` run over `[0, n+w)`; `[0, w)` on
 //! the low sides is the comm layer and `[w, n+w)` holds the `n x n` owned points. The wafer's
@@ -11,7 +12,6 @@
 //! compute writes at `U` the stencil centred at `U - p`, so a grid point moves by `+p` in the
 //! frame every step, and at step `t` the owned cell at `U` holds global point `X = U - p*t`.
 
-use crate::field::GlobalField;
 use crate::{invalid, Result};
 
 /// Shape of one wafer: PE counts, points per PE side and the stencil reach.
@@ -174,31 +174,6 @@ impl WaferGeometry {
             let k = k - lower;
             (w + k / w, k % w)
         }
-    }
-
-    /// Lays a global field out in SRAM as at step 0 (comm layers zero).
-    pub fn scatter(&self, field: &GlobalField) -> Vec<f32> {
-        let mut sram = vec![0.0; self.sram_cells() as usize];
-        self.for_each_owned(
-            0,
-            |b| self.pe_coords(b),
-            *self,
-            |index, (x, y)| sram[index] = field.at(x, y),
-        );
-        sram
-    }
-
-    /// Reads the owned cells of a wafer-wide field after `step` steps into global coordinates.
-    pub fn gather(&self, sram: &[f32], step: u64) -> GlobalField {
-        let (nx, ny) = self.global_size();
-        let mut data = vec![0.0; (nx * ny) as usize];
-        self.for_each_owned(
-            step,
-            |b| self.pe_coords(b),
-            *self,
-            |index, (x, y)| data[(y * nx + x) as usize] = sram[index],
-        );
-        GlobalField { nx, ny, data }
     }
 
     /// Calls `f(sram index, global point)` for every owned cell after `step` steps of the SRAM

@@ -120,7 +120,7 @@ mod tests {
                     pack_right(&c, &sram[k * per..(k + 1) * per], below)
                 })
                 .collect();
-            let reference = whole.scatter(&field);
+            let reference = ClusterGeometry::from(whole).scatter(&field, &[0]).unwrap();
             for k in all {
                 let left = &rights[c.upstream(k, super::super::Direction::Right)];
                 let below = &ups[c.upstream(k, super::super::Direction::Up)];

@@ -610,11 +610,7 @@ impl Simulator for GpuCluster {
         self.check_usable()?;
         let whole = self.cluster.whole()?;
         let (nx, ny) = whole.global_size();
-        let mut field = GlobalField {
-            nx,
-            ny,
-            data: vec![0.0; (nx * ny) as usize],
-        };
+        let mut field = GlobalField::zeros(nx, ny);
         for runner in &self.runners {
             runner.shard.gather_into(&mut field, self.step)?;
         }
