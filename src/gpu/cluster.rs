@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::context::GpuContext;
+use super::context::{GpuContext, MAX_STEPS_PER_SUBMISSION, UPDATES_PER_SUBMISSION};
 use super::shard::{Part, Shard};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
@@ -68,11 +68,6 @@ impl Placement {
 /// The least time a device gets to finish one submission before it counts as hung (the link
 /// timeout when that is longer).
 const MIN_DEVICE_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// Point updates recorded per submission (as `GpuContext::run_steps`).
-const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
-/// Rounds recorded per submission at most.
-const MAX_ROUNDS_PER_SUBMISSION: u64 = 4096;
 
 /// One device's part: its wafers, its copy of the schedule, and what it has uploaded.
 struct DeviceRunner {
@@ -158,7 +153,7 @@ impl Recorder {
     }
 
     fn is_full(&self) -> bool {
-        self.updates >= UPDATES_PER_SUBMISSION || self.rounds >= MAX_ROUNDS_PER_SUBMISSION
+        self.updates >= UPDATES_PER_SUBMISSION || self.rounds >= MAX_STEPS_PER_SUBMISSION
     }
 }
 

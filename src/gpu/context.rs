@@ -420,9 +420,9 @@ impl GpuContext {
 
 /// Point updates recorded per submission: large enough to hide the submit cost, small enough
 /// to keep each submission well under any driver watchdog.
-const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
+pub(crate) const UPDATES_PER_SUBMISSION: u64 = 1 << 26;
 /// Cap on steps per submission (each step is a few dispatches in one compute pass).
-const MAX_STEPS_PER_SUBMISSION: u64 = 4096;
+pub(crate) const MAX_STEPS_PER_SUBMISSION: u64 = 4096;
 
 impl GpuContext {
     /// Records `steps` steps of `points` point updates each, many per compute pass and per
