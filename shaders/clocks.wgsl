@@ -1,3 +1,4 @@
+// import common
 // Every PE's clock as a max-plus stencil: the GPU twin of src/timing/clocks.rs (read that
 // file's documentation for the model). Clocks are u64 ticks held as vec2<u32> (low, high),
 // so both sides do the same exact integer arithmetic. A step is four dispatches: `send`

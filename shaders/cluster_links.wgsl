@@ -1,7 +1,8 @@
+// import common
 // Shared by the shaders that touch the links: the cluster, the device's wafer list, the
 // dispatch, and where a frame point or a package slot lives. The links are ring buffers of
 // `ring` package slots each, one per sending wafer and direction; package `s` sits in slot
-// s % ring.
+// s % ring. A package holds one plane of `cells` values per state field.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> cluster: Cluster;
@@ -9,16 +10,18 @@
 @group(0) @binding(2) var<storage, read> wafer_ids: array<u32>;
 @group(1) @binding(0) var<uniform> dispatch: Dispatch;
 
-// SRAM index of the owned cell at local frame point (x, y) of the device's wafer `local`.
+// SRAM index of the owned cell at local frame point (x, y) of the device's wafer `local`, in
+// the plane of field 0 (field f is wafer.plane cells further).
 fn owned_index(local: u32, x: u32, y: u32) -> u32 {
     let pe = (y / wafer.n) * wafer.pes_x + x / wafer.n;
     let cell = (y % wafer.n + wafer.w) * wafer.stride + x % wafer.n + wafer.w;
     return local * cluster.wafer_cells + pe * wafer.block + cell;
 }
 
-// First cell of the slot of the dispatch's package on the link of wafer `k` (cluster index).
-fn slot_base(k: u32, cells: u32) -> u32 {
-    return (k * cluster.ring + dispatch.step % cluster.ring) * cells;
+// First cell of field f's plane in the slot of the dispatch's package on the link of wafer
+// `k` (cluster index), for packages of `cells` cells per field.
+fn slot_base(k: u32, cells: u32, f: u32) -> u32 {
+    return ((k * cluster.ring + dispatch.step % cluster.ring) * cluster.fields + f) * cells;
 }
 
 // The wafer to the left of wafer `k`, whose right link arrives at `k`.

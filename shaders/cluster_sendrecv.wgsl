@@ -1,42 +1,51 @@
-// Table 3's sendrecv on every PE of the dispatch's wafers: each comm-layer cell receives the
-// grid point with the same frame coordinate. Points on the same wafer come from its owned
-// cells (to the left and/or below, possibly several PEs away when n < w); points past the
-// wafer's low edges come from the incoming links (src/cluster/package.rs `receive` is the
-// CPU twin). One invocation fills one PE's comm layer.
+// import links
+// Table 3's sendrecv on every PE of the dispatch's wafers: each comm-layer cell of every state
+// field receives the grid point with the same frame coordinate. Points on the same wafer come
+// from its owned cells (to the left and/or below, possibly several PEs away when n < w);
+// points past the wafer's low edges come from the incoming links (src/cluster/package.rs
+// `receive` is the CPU twin). One invocation fills one field of one PE's comm layer; the one
+// for PE 0, field 0 also counts the wafer's remaps in `clock` (the point drivers read it).
 
 @group(0) @binding(3) var<storage, read_write> field: array<f32>;
 @group(0) @binding(4) var<storage, read> up_links: array<f32>;
 @group(0) @binding(5) var<storage, read> right_links: array<f32>;
+@group(0) @binding(6) var<storage, read_write> clock: array<u32>;
 
-// The value at local frame point (x, y), x and y in [-w, W) and [-w, H), of wafer `local`.
-fn fetch(local: u32, x: i32, y: i32) -> f32 {
+// The value of field f at local frame point (x, y), x and y in [-w, W) and [-w, H), of wafer
+// `local`.
+fn fetch(local: u32, f: u32, x: i32, y: i32) -> f32 {
     if x >= 0 && y >= 0 {
-        return field[owned_index(local, u32(x), u32(y))];
+        return field[owned_index(local, u32(x), u32(y)) + f * wafer.plane];
     }
     let k = wafer_ids[local];
     let w = i32(wafer.w);
     if x >= 0 {
         let cell = u32((y + w) * i32(cluster.width) + x);
-        return up_links[slot_base(below(k), cluster.up_cells) + cell];
+        return up_links[slot_base(below(k), cluster.up_cells, f) + cell];
     }
     let cell = u32((y + w) * w + x + w);
-    return right_links[slot_base(left_of(k), cluster.right_cells) + cell];
+    return right_links[slot_base(left_of(k), cluster.right_cells, f) + cell];
 }
 
 @compute @workgroup_size(64)
 fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let pes = wafer.pes_x * wafer.pes_y;
-    let item = split_id(linear_id(gid, groups), pes);
+    let item = split_id(linear_id(gid, groups), pes * cluster.fields);
     if item.x >= dispatch.first + dispatch.count {
         return;
     }
     let local = item.x;
-    let pe = item.y;
+    let pe = item.y % pes;
+    let f = item.y / pes;
+    if item.y == 0u {
+        clock[local] += 1u;
+    }
     let k = wafer_ids[local];
     let n = wafer.n;
     let w = wafer.w;
     let stride = wafer.stride;
-    let base = local * cluster.wafer_cells + pe * wafer.block;
+    let plane = f * wafer.plane;
+    let base = plane + local * cluster.wafer_cells + pe * wafer.block;
     let px = pe % wafer.pes_x;
     let py = pe / wafer.pes_x;
     // Frame coordinates of the PE's cell (0, 0).
@@ -49,15 +58,15 @@ fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         let y = y0 + i32(line);
         let out = base + line * stride;
         for (var j = 0u; j < w; j++) {
-            field[out + j] = fetch(local, x0 + i32(j), y);
+            field[out + j] = fetch(local, f, x0 + i32(j), y);
         }
         if y >= 0 {
-            let row = owned_index(local, px * n, u32(y)) - w;
+            let row = plane + owned_index(local, px * n, u32(y)) - w;
             for (var j = w; j < stride; j++) {
                 field[out + j] = field[row + j];
             }
         } else {
-            let row = slot_base(below(k), cluster.up_cells) + u32(y + i32(w)) * cluster.width + px * n - w;
+            let row = slot_base(below(k), cluster.up_cells, f) + u32(y + i32(w)) * cluster.width + px * n - w;
             for (var j = w; j < stride; j++) {
                 field[out + j] = up_links[row + j];
             }
@@ -66,12 +75,12 @@ fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         // of the right package from the wafer to the left.
         let x = x0 + i32(line);
         if x >= 0 {
-            let column = owned_index(local, u32(x), py * n) - w * stride;
+            let column = plane + owned_index(local, u32(x), py * n) - w * stride;
             for (var i = w; i < stride; i++) {
                 field[base + i * stride + line] = field[column + i * stride];
             }
         } else {
-            let column = slot_base(left_of(k), cluster.right_cells) + py * n * w + u32(x + i32(w));
+            let column = slot_base(left_of(k), cluster.right_cells, f) + py * n * w + u32(x + i32(w));
             for (var i = w; i < stride; i++) {
                 field[base + i * stride + line] = right_links[column + i * w];
             }

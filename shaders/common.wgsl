@@ -1,17 +1,24 @@
-// Shared by every kernel: the wafer shape, the stencil weights and the linear invocation index.
+// Shared by every engine shader: the wafer and cluster shapes, the dispatch and the linear
+// invocation index.
 
 const WORKGROUP: u32 = 64u;
 
-// WaferGeometry (src/wafer.rs) as the shaders see it.
+// WaferGeometry (src/wafer.rs) and the kernel's translation as the shaders see it
+// (WaferUniform in src/gpu/uniforms.rs).
 struct Wafer {
     pes_x: u32,
     pes_y: u32,
     n: u32,
-    p: u32,
     w: u32,
     stride: u32,     // n + w
     block: u32,      // stride * stride cells per PE
     rows_per_thread: u32,
+    plane: u32,      // cells of one field in an SRAM buffer (every wafer of the device)
+    nx: u32,         // the global grid
+    ny: u32,
+    stages: u32,     // stages per step
+    shift_per_step: u32,
+    partial: vec4<u32>, // translation after k < stages stages of a step
 }
 
 // The global grid of the reference kernel.
@@ -19,12 +26,7 @@ struct Grid {
     nx: u32,
     ny: u32,
     rows_per_thread: u32,
-    _pad: u32,
-}
-
-// Stencil weights rows[dy + 1][dx + 1] (x, y, z of each row used).
-struct Weights {
-    rows: array<vec4<f32>, 3>,
+    plane: u32,      // nx * ny: cells of one field
 }
 
 // Dispatches are 2D when one dimension would exceed the adapter's limit.
@@ -42,6 +44,10 @@ struct Cluster {
     up_cells: u32,    // W * w
     right_cells: u32, // w * (H + w)
     wafer_cells: u32, // SRAM cells per wafer and field
+    fields: u32,      // state fields: planes of the SRAM and of every package
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // What one dispatch covers: the device's wafers [first, first + count), all holding the

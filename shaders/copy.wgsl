@@ -1,3 +1,4 @@
+// import common
 // The adapter's bandwidth ceiling: a plain copy, four vec4 per invocation.
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;

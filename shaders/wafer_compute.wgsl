@@ -1,11 +1,12 @@
-// Table 3's compute on the dispatch's PEs (a rectangle of each of its wafers):
+// import common kernel rows3_block
+// Table 3's compute of a Rows3 stage on the dispatch's PEs (a rectangle of each of its wafers):
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
 // values and stores BLOCK_COLS. The per-cell maths `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
-@group(0) @binding(1) var<uniform> weights: Weights;
+@group(0) @binding(1) var<uniform> params: Params;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(1) @binding(0) var<uniform> dispatch: Dispatch;
@@ -38,12 +39,12 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let i1 = min(i0 + rows, n);
     let stride = wafer.stride;
     let base = pe * wafer.block;
-    // Centre of the first window: row i0 + p, column j0 + p.
-    var k = base + (i0 + wafer.p) * stride + j0 + wafer.p;
+    // Centre of the first window: row i0 + 1, column j0 + 1 (a Rows3 stage has w = 2).
+    var k = base + (i0 + 1u) * stride + j0 + 1u;
     var below = load_window(k - stride);
     var mid = load_window(k);
     var out = base + (i0 + wafer.w) * stride + j0 + wafer.w;
-    let w = weights;
+    let w = params;
     for (var i = i0; i < i1; i++) {
         k += stride;
         let above = load_window(k);

@@ -11,15 +11,17 @@ use rayon::prelude::*;
 use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
-use crate::field::InitialCondition;
 use crate::gpu::{CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
-use crate::kernels::{HeatCoefficients, KernelKind};
+use crate::kernels::{KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
-/// Bytes one point update moves at best: read one f32, write one f32.
-pub const BYTES_PER_UPDATE: f64 = 8.0;
+/// Bytes one point update of `kind` moves at least: every stage reads and writes each field.
+pub fn bytes_per_update(kind: KernelKind) -> f64 {
+    let spec = kind.spec();
+    (8 * spec.fields.len() * spec.stages.len()) as f64
+}
 
 /// A validated `bench`.
 #[derive(Clone, Debug)]
@@ -78,7 +80,8 @@ impl BenchConfig {
                 "{wx}x{wy} wafers must divide the {pes}x{pes} PEs of the grid at n = {n}"
             ));
         }
-        ClusterGeometry::new(wx, wy, WaferGeometry::new(pes / wx, pes / wy, n, 1)?)
+        let w = self.kernel.spec().comm_width;
+        ClusterGeometry::new(wx, wy, WaferGeometry::new(pes / wx, pes / wy, n, w)?)
     }
 }
 
@@ -188,9 +191,25 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
 }
 
 fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
-    let geometry = WaferGeometry::new(config.grid / n, config.grid / n, n, 1)?;
-    let init = InitialCondition::Random { seed: 1 };
-    Problem::new(config.kernel, HeatCoefficients::default(), geometry, init)
+    let w = config.kernel.spec().comm_width;
+    cluster_problem(
+        config,
+        WaferGeometry::new(config.grid / n, config.grid / n, n, w)?.into(),
+    )
+}
+
+/// The kernel with its default options (random heat, the default shallow-water scenario)
+/// on `cluster`.
+fn cluster_problem(config: &BenchConfig, cluster: ClusterGeometry) -> Result<Problem> {
+    let options = KernelOptions {
+        init: (config.kernel.spec().fields.len() == 1).then(|| "random:1".to_string()),
+        ..KernelOptions::default()
+    };
+    let (nx, ny) = cluster.whole()?.global_size();
+    let kernel = config
+        .kernel
+        .configure(&options, glam::UVec2::new(nx, ny))?;
+    Problem::new(kernel, cluster)
 }
 
 /// The grid as a cluster on one device and, when asked, on several.
@@ -201,8 +220,7 @@ fn add_cluster_variants(
 ) -> Result<()> {
     for &n in &config.ns {
         let cluster = config.cluster(n)?;
-        let init = InitialCondition::Random { seed: 1 };
-        let problem = Problem::new(config.kernel, HeatCoefficients::default(), cluster, init)?;
+        let problem = cluster_problem(config, cluster)?;
         let mut devices = vec![1];
         if config.devices > 1 {
             devices.push(config.devices);
@@ -331,7 +349,7 @@ impl fmt::Display for BenchReport {
                 "{:<48} {:>9.3} {:>7.2} {:>9} {:>8} {:>7}",
                 row.name,
                 row.updates_per_second / 1e9,
-                row.updates_per_second * BYTES_PER_UPDATE / 1e9,
+                row.updates_per_second * bytes_per_update(c.kernel) / 1e9,
                 ratio(ceiling),
                 vs_global,
                 vs_wafer
@@ -339,7 +357,8 @@ impl fmt::Display for BenchReport {
         }
         write!(
             f,
-            "GB/s counts {BYTES_PER_UPDATE} bytes per point update (one read, one write)"
+            "GB/s counts {} bytes per point update (each field read and written once per stage)",
+            bytes_per_update(c.kernel)
         )
     }
 }

@@ -8,9 +8,10 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench::BenchConfig;
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
 use crate::engine::{EngineKind, EngineRequest};
-use crate::field::InitialCondition;
 use crate::gpu::Placement;
-use crate::kernels::{HeatCoefficients, KernelKind};
+use crate::kernels::swe::relief::ReliefGrid;
+use crate::kernels::swe::{Bathymetry, SweConfig};
+use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
 use crate::run::RunConfig;
 use crate::timing::params::node_preset;
@@ -101,25 +102,27 @@ impl EngineArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Kernel: heat5 or heat9
+    /// Kernel: heat5, heat9 or swe (shallow water)
     pub kernel: String,
-    /// PEs of each wafer, WxH (or one number for a square)
-    #[arg(long, default_value = "64x64", value_parser = parse_pes)]
-    pub pes: (u32, u32),
+    /// PEs of each wafer, WxH (or one number for a square) [default: 64x64; swe: 45x20,
+    /// with n = 8 the 360 x 160 grid of the 1-degree relief]
+    #[arg(long, value_parser = parse_pes)]
+    pub pes: Option<(u32, u32)>,
     /// Grid points per PE side (each PE owns n x n points)
     #[arg(long, default_value_t = 8)]
     pub n: u32,
-    /// Stencil reach p, the translation per step (the kernel's own by default)
-    #[arg(long)]
-    pub p: Option<u32>,
-    /// Time steps
+    /// Time steps (a shallow-water step is two half steps, two remaps)
     #[arg(long, default_value_t = 1000)]
     pub steps: u64,
     #[command(flatten)]
     pub heat: HeatArgs,
-    /// Initial condition: gauss, mode:KX,KY, random:SEED or index
-    #[arg(long, default_value = "gauss")]
-    pub init: String,
+    #[command(flatten)]
+    pub swe: SweArgs,
+    /// Initial condition. Heat: gauss (default), mode:KX,KY, random:SEED or index. Shallow
+    /// water: hump (default: 10 m, 500 km, 20N 150W), hump:LAT,LON,HEIGHT_M,RADIUS_KM, rest,
+    /// williamson2 or random:SEED
+    #[arg(long)]
+    pub init: Option<String>,
     /// Output folder for the fields and summary.txt
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
@@ -214,6 +217,61 @@ pub struct HeatArgs {
     pub dt: f32,
 }
 
+/// The shallow-water equations (kernel swe).
+#[derive(Debug, Args)]
+pub struct SweArgs {
+    /// Cut latitudes SOUTH,NORTH in degrees: walls, rows between uniform in Mercator y
+    #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
+    pub lat_range: (f64, f64),
+    /// Sea floor: etopo1-1deg, etopo1-6min (ETOPO1 relief, bilinearly resampled) or
+    /// flat:DEPTH_M
+    #[arg(long, default_value = "etopo1-1deg")]
+    pub relief: String,
+    /// Courant number of the time step
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    pub cfl: f64,
+    /// Switch the Coriolis force off
+    #[arg(long)]
+    pub no_coriolis: bool,
+}
+
+impl SweArgs {
+    fn config(&self) -> Result<SweConfig> {
+        let bathymetry = match self.relief.split_once(':') {
+            Some(("flat", depth)) => Bathymetry::Flat(depth.trim().parse().map_err(|_| {
+                invalid!(
+                    "relief '{}': flat:DEPTH_M needs a depth in metres",
+                    self.relief
+                )
+            })?),
+            _ => Bathymetry::Etopo(ReliefGrid::parse(&self.relief).map_err(|_| {
+                invalid!(
+                    "unknown relief '{}': allowed etopo1-1deg, etopo1-6min, flat:DEPTH_M",
+                    self.relief
+                )
+            })?),
+        };
+        let config = SweConfig {
+            lat_range: self.lat_range,
+            bathymetry,
+            init: SweConfig::default().init,
+            cfl: self.cfl,
+            coriolis: !self.no_coriolis,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+fn parse_pair(s: &str) -> std::result::Result<(f64, f64), String> {
+    let bad = || format!("'{s}' is not a pair of numbers: use SOUTH,NORTH such as -70,70");
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    Ok((
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Kernel: heat5 or heat9
@@ -256,26 +314,29 @@ fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
 impl RunArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<RunConfig> {
-        let kernel = KernelKind::parse(&self.kernel)?;
-        let p = self.p.unwrap_or(kernel.supported_p()[0]);
-        kernel.check_p(p)?;
-        let geometry = WaferGeometry::new(self.pes.0, self.pes.1, self.n, p)?;
+        let kind = KernelKind::parse(&self.kernel)?;
+        let default_pes = match kind.spec().fields.len() {
+            1 => (64, 64),
+            _ => (45, 20),
+        };
+        let pes = self.pes.unwrap_or(default_pes);
+        let geometry = WaferGeometry::new(pes.0, pes.1, self.n, kind.spec().comm_width)?;
         let h = &self.heat;
-        let coefficients = HeatCoefficients {
-            a: h.a,
-            c: h.c,
-            d: h.d,
-            e: h.e,
-            dt: h.dt,
+        let options = KernelOptions {
+            heat: HeatCoefficients {
+                a: h.a,
+                c: h.c,
+                d: h.d,
+                e: h.e,
+                dt: h.dt,
+            },
+            swe: self.swe.config()?,
+            init: self.init.clone(),
         };
         let (cluster, links, placement) = self.cluster.config(geometry)?;
-        let problem = Problem::new(
-            kernel,
-            coefficients,
-            cluster,
-            InitialCondition::parse(&self.init)?,
-        )?
-        .with_links(links)?;
+        let (nx, ny) = cluster.whole()?.global_size();
+        let kernel = kind.configure(&options, glam::UVec2::new(nx, ny))?;
+        let problem = Problem::new(kernel, cluster)?.with_links(links)?;
         if self.snapshot_every == Some(0) {
             return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));
         }
@@ -403,7 +464,7 @@ impl PredictArgs {
             pes_x,
             pes_y,
             n: self.n,
-            p: kernel.supported_p()[0],
+            p: kernel.spec().shift_per_step(),
         };
         shape.validate()?;
         if self.max_steps == 0 {

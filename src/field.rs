@@ -123,7 +123,7 @@ pub fn mode_phase(kx: u32, ky: u32, nx: u32, ny: u32, x: u32, y: u32) -> f64 {
         + (ky as u64 * y as u64 % ny as u64) as f64 / ny as f64)
 }
 
-fn splitmix64(mut z: u64) -> u64 {
+pub(crate) fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

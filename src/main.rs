@@ -14,10 +14,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            let bad_input = e
-                .downcast_ref::<wafer_emu::Error>()
-                .is_some_and(|e| e.is_bad_input());
-            ExitCode::from(if bad_input { 2 } else { 1 })
+            let code = match e.downcast_ref::<wafer_emu::Error>() {
+                Some(e) if e.is_bad_input() => 2,
+                Some(wafer_emu::Error::BlowUp(_)) => 3,
+                _ => 1,
+            };
+            ExitCode::from(code)
         }
     }
 }

@@ -1,90 +1,118 @@
-//! What to simulate (kernel, coefficients, wafer, initial condition) and the common interface
-//! of the engines that run it.
+//! What to simulate (a configured kernel on a cluster of wafers joined by links) and the
+//! common interface of the engines that run it.
 
-use crate::cluster::{ClusterGeometry, LinkConfig, LinkStats};
+use std::sync::Arc;
+
+use glam::UVec2;
+
+use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec, LinkStats};
 use crate::field::{GlobalField, InitialCondition};
-use crate::kernels::{HeatCoefficients, KernelKind, Weights};
+use crate::kernels::heat::Heat;
+use crate::kernels::{HeatCoefficients, Kernel, KernelKind, KernelSpec};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
 /// A fully validated problem.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Problem {
-    pub kernel: KernelKind,
-    pub coefficients: HeatCoefficients,
+    /// The kernel, configured for this grid (parameters, constants, initial state).
+    pub kernel: Arc<dyn Kernel>,
     /// The wafers and their links.
     pub cluster: ClusterGeometry,
     pub links: LinkConfig,
+    /// Every link's delay and capacity, resolved once from `links`.
+    pub link_specs: Vec<LinkSpec>,
     /// All the cluster's PEs as one wafer: the global grid.
     pub geometry: WaferGeometry,
-    pub init: InitialCondition,
 }
 
 impl Problem {
-    /// Validates the parts against each other.
-    pub fn new(
-        kernel: KernelKind,
+    /// Validates the parts against each other: the cluster's comm width must be the kernel's
+    /// and the kernel must be configured for the cluster's grid.
+    pub fn new(kernel: Arc<dyn Kernel>, cluster: impl Into<ClusterGeometry>) -> Result<Self> {
+        let cluster = cluster.into();
+        let geometry = cluster.whole()?;
+        let spec = kernel.spec();
+        if geometry.w != spec.comm_width {
+            return Err(invalid!(
+                "{} needs comm width w = {}, the wafer has w = {}",
+                spec.name,
+                spec.comm_width,
+                geometry.w
+            ));
+        }
+        let (nx, ny) = geometry.global_size();
+        if kernel.grid() != UVec2::new(nx, ny) {
+            return Err(invalid!(
+                "{} was configured for a {} grid, the cluster is {nx}x{ny}",
+                spec.name,
+                kernel.grid()
+            ));
+        }
+        let links = LinkConfig::default();
+        Ok(Self {
+            link_specs: links.resolve(&cluster)?,
+            kernel,
+            cluster,
+            links,
+            geometry,
+        })
+    }
+
+    /// A heat problem: `kind` with these coefficients and initial condition on `cluster`.
+    pub fn heat(
+        kind: KernelKind,
         coefficients: HeatCoefficients,
         cluster: impl Into<ClusterGeometry>,
         init: InitialCondition,
     ) -> Result<Self> {
         let cluster = cluster.into();
-        let geometry = cluster.whole()?;
-        kernel.check_p(geometry.p)?;
-        coefficients.validate()?;
-        let weights = kernel.weights(&coefficients);
-        if let Some(w) = weights.rows.iter().flatten().find(|&&w| w < 0.0) {
-            let HeatCoefficients { a, c, d, e, dt } = coefficients;
-            return Err(invalid!(
-                "A = {a}, C = {c}, D = {d}, E = {e}, dt = {dt} give {} a negative weight ({w}), \
-                 which makes forward Euler unstable: allowed every weight >= 0 \
-                 (for heat5: |D| <= 2A, |E| <= 2C, dt <= 0.5/(A+C))",
-                kernel.name()
-            ));
-        }
-        Ok(Self {
-            kernel,
-            coefficients,
-            cluster,
-            links: LinkConfig::default(),
-            geometry,
-            init,
-        })
+        let (nx, ny) = cluster.whole()?.global_size();
+        let kernel = Heat::new(kind, coefficients, init, UVec2::new(nx, ny))?;
+        Self::new(Arc::new(kernel), cluster)
     }
 
     /// The same problem with these link delays and capacities (checked against the cluster).
     pub fn with_links(mut self, links: LinkConfig) -> Result<Self> {
-        links.resolve(&self.cluster)?;
+        self.link_specs = links.resolve(&self.cluster)?;
         self.links = links;
         Ok(self)
     }
 
-    /// The stencil weights.
-    pub fn weights(&self) -> Weights {
-        self.kernel.weights(&self.coefficients)
+    /// What the kernel declares.
+    pub fn spec(&self) -> &'static KernelSpec {
+        self.kernel.spec()
     }
 
-    /// The initial field on the global grid.
-    pub fn initial_field(&self) -> GlobalField {
-        let (nx, ny) = self.geometry.global_size();
-        self.init.field(nx, ny)
+    /// The initial state on the global grid, one field per state field.
+    pub fn initial_state(&self) -> Vec<GlobalField> {
+        self.kernel.initial_state()
+    }
+
+    /// Stages (remaps) per step.
+    pub fn stages(&self) -> u64 {
+        self.spec().stages.len() as u64
     }
 
     /// FLOPs of one step over the whole grid.
     pub fn flops_per_step(&self) -> u64 {
-        self.geometry.points() * self.kernel.flops_per_point()
+        self.geometry.points() * self.spec().flops_per_point()
     }
 }
 
 /// An engine that advances a problem: the emulated wafer (GPU or CPU) or a global-grid
-/// reference kernel.
+/// reference kernel. Steps are whole steps of the kernel (all its stages).
 pub trait Simulator {
     /// Runs `steps` more steps.
     fn advance(&mut self, steps: u64) -> Result<()>;
     /// Steps run so far.
     fn step(&self) -> u64;
-    /// The field in global coordinates at the current step.
-    fn field(&self) -> Result<GlobalField>;
+    /// The state in global coordinates at the current step, one field per state field.
+    fn state(&self) -> Result<Vec<GlobalField>>;
+    /// The first state field (the only one of the heat kernels).
+    fn field(&self) -> Result<GlobalField> {
+        Ok(self.state()?.swap_remove(0))
+    }
     /// What runs, for reports (engine and adapter).
     fn describe(&self) -> String;
     /// What the cluster's links carried, for engines that emulate links.

@@ -46,7 +46,8 @@ pub struct RunReport {
     pub engine: String,
     /// Wall time spent stepping (no setup, readback or output).
     pub stepping: Duration,
-    pub final_field_range: (f32, f32),
+    /// Smallest and largest value of every state field at the end.
+    pub final_field_range: Vec<(f32, f32)>,
     pub outputs: Vec<PathBuf>,
     pub check: Option<CheckResult>,
     /// What the timing model says the real wafer would do (`None` for wafers too large to
@@ -72,9 +73,9 @@ fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
         pes_x: g.pes_x,
         pes_y: g.pes_y,
         n: g.n,
-        p: g.p,
+        p: problem.spec().shift_per_step(),
     };
-    let params = TimingParams::paper(problem.kernel);
+    let params = TimingParams::paper(problem.spec().kind);
     let config = PredictConfig::shortcut(params, shape, 4096);
     Ok(Some(timing::predict(&config, None)?))
 }
@@ -113,20 +114,24 @@ pub fn run(
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
     let chunk = config.steps.div_ceil(PROGRESS_REPORTS).max(1);
-    let field = loop {
+    let state = loop {
         let step = sim.step();
         let last = step == config.steps;
         let snapshot = config
             .snapshot_every
             .is_some_and(|k| step.is_multiple_of(k));
         if last || (snapshot && config.out.is_some()) {
-            let field = sim.field()?;
+            let state = sim.state()?;
             if let Some(dir) = &config.out {
-                let stem = format!("{}_step{step:08}", problem.kernel.name());
-                outputs.extend(output::write_field(dir, &stem, &field)?);
+                let spec = problem.spec();
+                for (name, field) in spec.fields.iter().zip(&state) {
+                    let stem = format!("{}_{name}_step{step:08}", spec.name);
+                    outputs.extend(output::write_field(dir, &stem, field)?);
+                }
             }
+            problem.kernel.check_state(&state, step)?;
             if last {
-                break field;
+                break state;
             }
         }
         let next_snapshot = config
@@ -143,7 +148,7 @@ pub fn run(
             config.engine_kind.other(),
             ctx.as_ref(),
             config,
-            &field,
+            &state,
         )?),
         false => None,
     };
@@ -152,7 +157,7 @@ pub fn run(
         steps: config.steps,
         engine: sim.describe(),
         stepping,
-        final_field_range: field.range(),
+        final_field_range: state.iter().map(GlobalField::range).collect(),
         outputs,
         check,
         emulated: emulated_timing(problem)?,
@@ -176,15 +181,15 @@ fn check_against(
     kind: EngineKind,
     ctx: Option<&std::sync::Arc<crate::gpu::GpuContext>>,
     config: &RunConfig,
-    field: &GlobalField,
+    state: &[GlobalField],
 ) -> Result<CheckResult> {
     let mut reference = engine::simulator(kind, ctx, &config.problem, &config.engine.placement)?;
     reference.advance(config.steps)?;
-    let other = reference.field()?;
-    let differing_points = field
-        .data
+    let other = reference.state()?;
+    let differing_points = state
         .iter()
-        .zip(&other.data)
+        .zip(&other)
+        .flat_map(|(a, b)| a.data.iter().zip(&b.data))
         .filter(|(a, b)| a.to_bits() != b.to_bits())
         .count();
     Ok(CheckResult {
@@ -199,17 +204,18 @@ impl RunReport {
         let p = &self.problem;
         let c = &p.cluster;
         let value = serde_json::json!({
-            "kernel": p.kernel.name(),
+            "kernel": p.spec().name,
+            "parameters": p.kernel.describe().into_iter().collect::<std::collections::BTreeMap<_, _>>(),
             "wafers": [c.wafers_x, c.wafers_y],
             "pes_per_wafer": [c.wafer.pes_x, c.wafer.pes_y],
             "n": c.wafer.n,
-            "p": c.wafer.p,
+            "w": c.wafer.w,
             "grid": p.geometry.global_size(),
             "steps": self.steps,
             "engine": self.engine,
             "stepping_seconds": self.stepping.as_secs_f64(),
             "updates_per_second": self.updates_per_second(),
-            "field_range": [self.final_field_range.0, self.final_field_range.1],
+            "field_range": self.final_field_range,
             "check": self.check.as_ref().map(|c| serde_json::json!({
                 "reference": c.reference,
                 "differing_points": c.differing_points,
@@ -232,22 +238,35 @@ impl fmt::Display for RunReport {
         let (nx, ny) = g.global_size();
         let secs = self.stepping.as_secs_f64();
         let flops = self.problem.flops_per_step() as f64 * self.steps as f64;
+        let spec = self.problem.spec();
         writeln!(
             f,
-            "kernel        {} ({} FLOPs per point)",
-            self.problem.kernel.name(),
-            self.problem.kernel.flops_per_point()
+            "kernel        {} ({} FLOPs per point and step, {} stage(s))",
+            spec.name,
+            spec.flops_per_point(),
+            spec.stages.len()
         )?;
+        for (key, value) in self.problem.kernel.describe() {
+            writeln!(f, "  {key:<12}{value}")?;
+        }
+        if let Some(dt) = self.problem.kernel.seconds_per_step() {
+            writeln!(
+                f,
+                "model time    {:.1} s ({:.2} h)",
+                dt * self.steps as f64,
+                dt * self.steps as f64 / 3600.0
+            )?;
+        }
         let c = &self.problem.cluster;
         writeln!(
             f,
-            "cluster       {}x{} wafers of {}x{} PEs, n = {}, p = {} (SRAM block {}x{})",
+            "cluster       {}x{} wafers of {}x{} PEs, n = {}, w = {} (SRAM block {}x{})",
             c.wafers_x,
             c.wafers_y,
             c.wafer.pes_x,
             c.wafer.pes_y,
             g.n,
-            g.p,
+            g.w,
             g.stride(),
             g.stride()
         )?;
@@ -268,11 +287,9 @@ impl fmt::Display for RunReport {
             "FLOPs         {flops:.4e} executed, {:.4e} FLOP/s",
             flops / secs.max(1e-12)
         )?;
-        writeln!(
-            f,
-            "field range   [{:.6e}, {:.6e}]",
-            self.final_field_range.0, self.final_field_range.1
-        )?;
+        for (name, (lo, hi)) in spec.fields.iter().zip(&self.final_field_range) {
+            writeln!(f, "range of {name:<5}[{lo:.6e}, {hi:.6e}]")?;
+        }
         if let Some(check) = &self.check {
             let verdict = match check.differing_points {
                 0 => "bit-identical".to_string(),

@@ -10,11 +10,13 @@
 //! `U = P*n + m - w`. A comm cell and the owned cell of another PE with the same `U` (mod the
 //! global size) hold the same grid point at the same step: that is what `sendrecv` copies. The
 //! compute writes at `U` the stencil centred at `U - p`, so a grid point moves by `+p` in the
-//! frame every step, and at step `t` the owned cell at `U` holds global point `X = U - p*t`.
+//! frame every step, and after a translation by `shift` points the owned cell at `U` holds
+//! global point `X = U - shift` (`shift = p*t` after `t` steps of a one-stage kernel; the
+//! kernel's [`crate::kernels::KernelSpec::shift_after`] in general).
 
 use crate::{invalid, Result};
 
-/// Shape of one wafer: PE counts, points per PE side and the stencil reach.
+/// Shape of one wafer: PE counts, points per PE side and the kernel's comm width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WaferGeometry {
     /// PEs along x (`Ww`).
@@ -23,8 +25,8 @@ pub struct WaferGeometry {
     pub pes_y: u32,
     /// Grid points per PE side: a PE owns `n x n` points.
     pub n: u32,
-    /// Stencil reach `p`; the comm layer is `w = 2p` wide.
-    pub p: u32,
+    /// Comm width `w`: the comm layer on the low sides of every SRAM block.
+    pub w: u32,
 }
 
 /// Where a comm-layer cell's value comes from in `sendrecv`: an owned cell of a PE that is
@@ -46,7 +48,7 @@ pub const MAX_PES: u32 = 8192;
 
 impl WaferGeometry {
     /// Checks the shape and returns it; errors name the value and the allowed range.
-    pub fn new(pes_x: u32, pes_y: u32, n: u32, p: u32) -> Result<Self> {
+    pub fn new(pes_x: u32, pes_y: u32, n: u32, w: u32) -> Result<Self> {
         if n == 0 || n > MAX_N {
             return Err(invalid!("n = {n} is out of range: allowed 1..={MAX_N}"));
         }
@@ -57,14 +59,16 @@ impl WaferGeometry {
                 ));
             }
         }
-        if p == 0 || p > 4 {
-            return Err(invalid!("p = {p} is out of range: allowed 1..=4"));
+        if w == 0 || w > 8 {
+            return Err(invalid!(
+                "comm width w = {w} is out of range: allowed 1..=8"
+            ));
         }
-        let geometry = Self { pes_x, pes_y, n, p };
-        let (w, (nx, ny)) = (2 * p, geometry.global_size());
+        let geometry = Self { pes_x, pes_y, n, w };
+        let (nx, ny) = geometry.global_size();
         if nx < w || ny < w {
             return Err(invalid!(
-                "a {pes_x}x{pes_y} PE wafer with n = {n} is {nx}x{ny} points, narrower than its comm width w = 2p = {w}: allowed PEs x n >= {w} along both sides"
+                "a {pes_x}x{pes_y} PE wafer with n = {n} is {nx}x{ny} points, narrower than its comm width w = {w}: allowed PEs x n >= {w} along both sides"
             ));
         }
         if geometry.sram_cells() > u32::MAX as u64 / 2 {
@@ -77,9 +81,9 @@ impl WaferGeometry {
         Ok(geometry)
     }
 
-    /// Comm width `w = 2p`.
+    /// Comm width `w`.
     pub fn w(&self) -> u32 {
-        2 * self.p
+        self.w
     }
     /// Side of one SRAM block, `n + w`.
     pub fn stride(&self) -> u32 {
@@ -116,12 +120,12 @@ impl WaferGeometry {
         pe * self.block_cells() + (i * self.stride() + j) as usize
     }
 
-    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after `step` steps:
-    /// `X = PX*n + (j - w) - p*t` (DESIGN.md's formula with the offset `c = 0`).
-    pub fn owned_point(&self, (px, py): (u32, u32), (i, j): (u32, u32), step: u64) -> (u32, u32) {
+    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after the grid translated by
+    /// `shift` points: `X = PX*n + (j - w) - shift` (DESIGN.md's formula with `c = 0`).
+    pub fn owned_point(&self, (px, py): (u32, u32), (i, j): (u32, u32), shift: u64) -> (u32, u32) {
         let (nx, ny) = self.global_size();
         let shift = |g: u32, size: u32| {
-            let back = (self.p as u64 * step % size as u64) as u32;
+            let back = (shift % size as u64) as u32;
             (g % size + size - back) % size
         };
         let w = self.w();
@@ -131,11 +135,11 @@ impl WaferGeometry {
         )
     }
 
-    /// The first owned global point `(X0, Y0)` of PE `(px, py)` after `step` steps; it owns
-    /// `[X0, X0+n) x [Y0, Y0+n)` modulo the global size.
-    pub fn owned_origin(&self, pe: (u32, u32), step: u64) -> (u32, u32) {
+    /// The first owned global point `(X0, Y0)` of PE `(px, py)` after a translation by
+    /// `shift`; it owns `[X0, X0+n) x [Y0, Y0+n)` modulo the global size.
+    pub fn owned_origin(&self, pe: (u32, u32), shift: u64) -> (u32, u32) {
         let w = self.w();
-        self.owned_point(pe, (w, w), step)
+        self.owned_point(pe, (w, w), shift)
     }
 
     /// The source of comm cell `(i, j)` of PE `(px, py)` in `sendrecv`. Panics in debug builds if
@@ -176,12 +180,12 @@ impl WaferGeometry {
         }
     }
 
-    /// Calls `f(sram index, global point)` for every owned cell after `step` steps of the SRAM
+    /// Calls `f(sram index, global point)` for every owned cell after a translation by `shift` of the SRAM
     /// of `layout` (this wafer, or one wafer of a cluster of this size), whose block `b` is the
     /// PE at `block_pe(b)` of this wafer.
     pub(crate) fn for_each_owned(
         &self,
-        step: u64,
+        shift: u64,
         block_pe: impl Fn(usize) -> (u32, u32),
         layout: WaferGeometry,
         mut f: impl FnMut(usize, (u32, u32)),
@@ -193,7 +197,7 @@ impl WaferGeometry {
                 for j in w..stride {
                     f(
                         layout.sram_index(block, i, j),
-                        self.owned_point(coords, (i, j), step),
+                        self.owned_point(coords, (i, j), shift),
                     );
                 }
             }
@@ -209,13 +213,49 @@ impl WaferGeometry {
     }
 }
 
+/// Which SRAM slots one stage uses. A kernel's state ping-pongs between slots 0 and 1 from
+/// step to step; stage `k` of `S` (but the last) writes slot `2 + k`, so that the next stage
+/// still reads the step's start (`base`) with the comm layer it received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageSlots {
+    /// The state this stage remaps (its comm layer is filled by `sendrecv`).
+    pub cur: usize,
+    /// The state at the start of the step.
+    pub base: usize,
+    /// Where the stage writes.
+    pub out: usize,
+}
+
+impl StageSlots {
+    /// Slots of remap number `remap` of a kernel with `stages` stages.
+    pub fn of(stages: usize, remap: u64) -> Self {
+        let (step, k) = (remap / stages as u64, (remap % stages as u64) as usize);
+        let start = (step % 2) as usize;
+        Self {
+            cur: if k == 0 { start } else { 1 + k },
+            base: start,
+            out: if k + 1 == stages { 1 - start } else { 2 + k },
+        }
+    }
+
+    /// Slots a kernel of `stages` stages needs.
+    pub fn count(stages: usize) -> usize {
+        stages + 1
+    }
+
+    /// The slot holding the state after `steps` whole steps.
+    pub fn state(steps: u64) -> usize {
+        (steps % 2) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn comm_cells_cover_the_layer_once() {
-        let g = WaferGeometry::new(2, 3, 3, 1).unwrap();
+        let g = WaferGeometry::new(2, 3, 3, 2).unwrap();
         let mut seen = vec![0u32; g.block_cells()];
         for k in 0..g.comm_cells() as u32 {
             let (i, j) = g.comm_cell(k);
@@ -229,9 +269,25 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_named() {
-        let err = WaferGeometry::new(1, 1, 0, 1).unwrap_err().to_string();
+        let err = WaferGeometry::new(1, 1, 0, 2).unwrap_err().to_string();
         assert!(err.contains("n = 0") && err.contains("1..="), "{err}");
-        let err = WaferGeometry::new(0, 1, 4, 1).unwrap_err().to_string();
+        let err = WaferGeometry::new(0, 1, 4, 2).unwrap_err().to_string();
         assert!(err.contains("PEs along x = 0"), "{err}");
+    }
+
+    #[test]
+    fn stages_read_the_slot_the_last_one_wrote() {
+        for stages in 1..=3 {
+            let mut state = 0;
+            for remap in 0..4 * stages as u64 {
+                let s = StageSlots::of(stages, remap);
+                assert_eq!(s.cur, state, "{stages} stages, remap {remap}");
+                assert!(s.out != s.cur && s.out != s.base && s.out < StageSlots::count(stages));
+                state = s.out;
+                if (remap + 1) % stages as u64 == 0 {
+                    assert_eq!(state, StageSlots::state((remap + 1) / stages as u64));
+                }
+            }
+        }
     }
 }

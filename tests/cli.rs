@@ -61,7 +61,25 @@ fn bad_input_is_rejected_with_exit_code_2() {
     };
     assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
-    assert_rejected(&run(&["--p", "2"]), &["p = 2", "heat5", "[1]"]);
+    let swe = |extra: &[&'static str]| {
+        [
+            &[
+                "run", "swe", "--pes", "9x5", "--n", "4", "--steps", "3", "--out", out,
+            ],
+            extra,
+        ]
+        .concat()
+    };
+    assert_rejected(
+        &swe(&["--lat-range", "-95,70"]),
+        &["cut latitudes -95..70", "-89 <= south < north <= 89"],
+    );
+    assert_rejected(&swe(&["--cfl", "1.5"]), &["CFL number 1.5", "0 < CFL <= 1"]);
+    assert_rejected(
+        &swe(&["--relief", "etopo9"]),
+        &["unknown relief 'etopo9'", "etopo1-1deg"],
+    );
+    assert_rejected(&swe(&["--init", "hump:1,2"]), &["hump:1,2", "allowed"]);
     assert_rejected(&run(&["--pes", "0x3"]), &["PEs along x = 0"]);
     assert_rejected(
         &run(&["--pes", "8192x8192", "--n", "64"]),
@@ -285,8 +303,8 @@ fn a_run_writes_fields_and_summary() {
         .iter()
         .flat_map(|s| {
             [
-                format!("heat9_step{s:08}.npy"),
-                format!("heat9_step{s:08}.png"),
+                format!("heat9_u_step{s:08}.npy"),
+                format!("heat9_u_step{s:08}.png"),
             ]
         })
         .chain(["summary.txt".to_string()])
@@ -294,7 +312,7 @@ fn a_run_writes_fields_and_summary() {
     let mut expected = expected;
     expected.sort();
     assert_eq!(names, expected);
-    let npy = std::fs::read(out.join("heat9_step00000010.npy")).unwrap();
+    let npy = std::fs::read(out.join("heat9_u_step00000010.npy")).unwrap();
     assert!(String::from_utf8_lossy(&npy[..128]).contains("'shape': (8, 12)"));
     assert_eq!(npy.len(), 128 + 96 * 4);
     std::fs::remove_dir_all(&out).unwrap();
@@ -302,6 +320,33 @@ fn a_run_writes_fields_and_summary() {
 
 /// The command line: a 4x4 cluster with delayed, bounded links on two devices equals
 /// the global kernel, prints its link statistics and writes them as JSON.
+#[test]
+fn a_shallow_water_run_writes_every_field_and_checks_bits() {
+    let out = scratch("swe");
+    let dir = out.to_str().unwrap();
+    let stdout = succeeds(&[
+        "run", "swe", "--pes", "9x5", "--n", "4", "--steps", "4", "--check", "--out", dir,
+    ]);
+    for needle in [
+        "swe (155 FLOPs",
+        "model time",
+        "bit-identical",
+        "range of h",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "summary lacks '{needle}':\n{stdout}"
+        );
+    }
+    for field in ["u", "v", "h"] {
+        for ext in ["npy", "png"] {
+            let file = out.join(format!("swe_{field}_step00000004.{ext}"));
+            assert!(file.exists(), "{} missing", file.display());
+        }
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 #[test]
 fn a_cluster_run_prints_and_writes_link_statistics() {
     let Some(_) = common::gpu() else { return };

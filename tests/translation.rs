@@ -20,8 +20,8 @@ fn tracer(pes: (u32, u32), n: u32) -> Problem {
         e: 0.0,
         dt: 1.0,
     };
-    let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
-    Problem::new(KernelKind::Heat5, still, geometry, InitialCondition::Index).unwrap()
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
+    Problem::heat(KernelKind::Heat5, still, geometry, InitialCondition::Index).unwrap()
 }
 
 /// Checks every owned cell against `X in [PX*n - p*t, PX*n - p*t + n)` (mod the global size),
@@ -31,8 +31,8 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
     let w = g.w();
     for pe in 0..g.pe_count() {
         let (px, py) = ((pe as u32) % g.pes_x, (pe as u32) / g.pes_x);
-        let x0 = (px as i64 * g.n as i64 - g.p as i64 * t as i64).rem_euclid(nx as i64);
-        let y0 = (py as i64 * g.n as i64 - g.p as i64 * t as i64).rem_euclid(ny as i64);
+        let x0 = (px as i64 * g.n as i64 - t as i64).rem_euclid(nx as i64);
+        let y0 = (py as i64 * g.n as i64 - t as i64).rem_euclid(ny as i64);
         for i in 0..g.n {
             for j in 0..g.n {
                 let x = (x0 + j as i64) % nx as i64;
@@ -79,8 +79,7 @@ fn owned_ranges_follow_the_design_formula_on_gpu() {
 fn assert_comm_layers(g: &WaferGeometry, sram: &[f32], s: u64, what: &str) {
     let (nx, ny) = g.global_size();
     let frame = |pe: u32, m: u32, size: u32| {
-        (pe as i64 * g.n as i64 + m as i64 - g.w() as i64 - g.p as i64 * s as i64)
-            .rem_euclid(size as i64)
+        (pe as i64 * g.n as i64 + m as i64 - g.w() as i64 - s as i64).rem_euclid(size as i64)
     };
     for pe in 0..g.pe_count() {
         let (px, py) = g.pe_coords(pe);
@@ -139,7 +138,7 @@ fn sendrecv_only_moves_data_right_and_up() {
         ((4, 4), 3),
         ((2, 2), 8),
     ] {
-        let g = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+        let g = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
         let max_hops = g.w().div_ceil(n);
         for pe in 0..g.pe_count() {
             let (px, py) = g.pe_coords(pe);

@@ -72,7 +72,7 @@ impl ClusterGeometry {
             u32::try_from(pes_x).unwrap_or(u32::MAX),
             u32::try_from(pes_y).unwrap_or(u32::MAX),
             g.n,
-            g.p,
+            g.w,
         )
         .map_err(|e| {
             invalid!(
@@ -187,16 +187,16 @@ impl ClusterGeometry {
         Ok(sram)
     }
 
-    /// Writes the owned cells of wafers `wafers` (their SRAM in that order, after `step`
-    /// steps) into the global field `out`.
-    pub fn gather_into(&self, out: &mut GlobalField, sram: &[f32], wafers: &[usize], step: u64) {
+    /// Writes the owned cells of wafers `wafers` (one field's SRAM, in that order, after the
+    /// grid translated by `shift`) into the global field `out`.
+    pub fn gather_into(&self, out: &mut GlobalField, sram: &[f32], wafers: &[usize], shift: u64) {
         let whole = self.whole().expect("validated on construction");
         let per_wafer = self.wafer.sram_cells() as usize;
         for (slot, &k) in wafers.iter().enumerate() {
             let part = &sram[slot * per_wafer..(slot + 1) * per_wafer];
             let first = k * self.wafer.pe_count();
             whole.for_each_owned(
-                step,
+                shift,
                 |b| self.block_pe(first + b),
                 self.wafer,
                 |i, x| out.data[(x.1 * out.nx + x.0) as usize] = part[i],

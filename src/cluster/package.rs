@@ -101,7 +101,7 @@ mod tests {
             ((3, 2), (2, 1), 3),
             ((2, 3), (3, 2), 1),
         ] {
-            let wafer = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+            let wafer = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
             let c = ClusterGeometry::new(wafers.0, wafers.1, wafer).unwrap();
             let whole = c.whole().unwrap();
             let (nx, ny) = whole.global_size();

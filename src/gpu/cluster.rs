@@ -13,6 +13,7 @@ use super::shard::{Part, Shard};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
+use crate::kernels::Kernel;
 use crate::model::{Problem, Simulator};
 use crate::{invalid, Error, Result};
 
@@ -431,10 +432,12 @@ fn inputs(c: &ClusterGeometry, phase: Phase, k: usize) -> Vec<LinkId> {
 /// The cluster engine (a 1x1 cluster is the single wafer, its links joining its edges).
 pub struct GpuCluster {
     cluster: ClusterGeometry,
+    kernel: Arc<dyn Kernel>,
     runners: Vec<DeviceRunner>,
     host_links: Vec<Option<HostLink>>,
     placement: Placement,
-    step: u64,
+    /// Remaps (stages) done.
+    remaps: u64,
     /// Why an earlier `advance` failed: the wafers are then at different steps for good.
     failed: Option<String>,
 }
@@ -463,7 +466,7 @@ impl GpuCluster {
     pub fn new(ctx: Arc<GpuContext>, problem: &Problem, placement: &Placement) -> Result<Self> {
         let c = problem.cluster;
         placement.validate(&c)?;
-        let specs = problem.links.resolve(&c)?;
+        let specs = problem.link_specs.clone();
         Scheduler::new(c, &specs).preflight()?;
         let ring = specs.iter().map(|s| s.capacity).max().unwrap_or(1).max(1);
         let owner: Arc<Vec<usize>> =
@@ -506,10 +509,11 @@ impl GpuCluster {
         }
         Ok(Self {
             cluster: c,
+            kernel: problem.kernel.clone(),
             runners,
             host_links,
             placement: placement.clone(),
-            step: 0,
+            remaps: 0,
             failed: None,
         })
     }
@@ -536,11 +540,12 @@ impl GpuCluster {
         stats
     }
 
-    /// The raw SRAM of every wafer (`x` of Table 3), wafer-major in cluster order.
+    /// The raw SRAM of every wafer's first field (`x` of Table 3), wafer-major in cluster
+    /// order.
     pub fn sram(&self) -> Result<Vec<f32>> {
         let mut sram = vec![];
         for runner in &self.runners {
-            sram.extend(runner.shard.sram(self.step)?);
+            sram.extend(runner.shard.sram(self.step())?.swap_remove(0));
         }
         Ok(sram)
     }
@@ -554,7 +559,7 @@ impl GpuCluster {
 impl Simulator for GpuCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
         self.check_usable()?;
-        let target = self.step + steps;
+        let target = self.remaps + steps * self.kernel.spec().stages.len() as u64;
         let shared = Shared {
             cluster: self.cluster,
             host_links: &self.host_links,
@@ -593,23 +598,24 @@ impl Simulator for GpuCluster {
             self.failed = Some(e.to_string());
             return Err(e);
         }
-        self.step = target;
+        self.remaps = target;
         Ok(())
     }
 
     fn step(&self) -> u64 {
-        self.step
+        self.remaps / self.kernel.spec().stages.len() as u64
     }
 
-    fn field(&self) -> Result<GlobalField> {
+    fn state(&self) -> Result<Vec<GlobalField>> {
         self.check_usable()?;
-        let whole = self.cluster.whole()?;
-        let (nx, ny) = whole.global_size();
-        let mut field = GlobalField::zeros(nx, ny);
+        let (nx, ny) = self.cluster.whole()?.global_size();
+        let spec = self.kernel.spec();
+        let mut state = vec![GlobalField::zeros(nx, ny); spec.fields.len()];
+        let shift = spec.shift_after(self.remaps);
         for runner in &self.runners {
-            runner.shard.gather_into(&mut field, self.step)?;
+            runner.shard.gather_into(&mut state, self.step(), shift)?;
         }
-        Ok(field)
+        Ok(state)
     }
 
     fn describe(&self) -> String {

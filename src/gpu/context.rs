@@ -152,6 +152,13 @@ pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
         .collect()
 }
 
+/// A compute pipeline with the bindings its shader declares.
+pub struct Pipeline {
+    pub raw: wgpu::ComputePipeline,
+    label: String,
+    bindings: Vec<shaders::Binding>,
+}
+
 /// Device, queue and the adapter they came from.
 pub struct GpuContext {
     pub device: wgpu::Device,
@@ -278,32 +285,39 @@ impl GpuContext {
     /// A compute pipeline for `entry` of `source`. Its bind-group layout holds every binding
     /// the module declares, reflected by naga, so that the pipelines of one module's entry
     /// points share one bind group even where an entry point uses only some bindings.
-    pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> wgpu::ComputePipeline {
+    pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> Pipeline {
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
-        let groups: Vec<wgpu::BindGroupLayout> = shaders::reflect_bindings(source)
-            .iter()
-            .map(|entries| {
+        let bindings = shaders::reflect(source);
+        let groups = bindings.last().map_or(0, |b| b.group + 1);
+        let layouts: Vec<wgpu::BindGroupLayout> = (0..groups)
+            .map(|group| {
+                let entries: Vec<_> = bindings
+                    .iter()
+                    .filter(|b| b.group == group)
+                    .map(|b| b.entry)
+                    .collect();
                 self.device
                     .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                         label: Some(label),
-                        entries,
+                        entries: &entries,
                     })
             })
             .collect();
-        let group_refs: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().map(Some).collect();
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
         let layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
-                bind_group_layouts: &group_refs,
+                bind_group_layouts: &layout_refs,
                 immediate_size: 0,
             });
-        self.device
+        let raw = self
+            .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -311,26 +325,50 @@ impl GpuContext {
                 entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,
-            })
+            });
+        Pipeline {
+            raw,
+            label: label.to_string(),
+            bindings,
+        }
     }
 
-    /// A bind group for group 0 of `pipeline`, binding `resources` in order from 0.
+    /// A bind group for group 0 of `pipeline`, binding each buffer to the variable of its
+    /// name. Every variable of group 0 must be given, and nothing else: a mismatch is a bug of
+    /// the engine, reported with the names.
     pub fn bind_group(
         &self,
-        pipeline: &wgpu::ComputePipeline,
-        buffers: &[&wgpu::Buffer],
+        pipeline: &Pipeline,
+        buffers: &[(&str, &wgpu::Buffer)],
     ) -> wgpu::BindGroup {
-        let entries: Vec<_> = buffers
+        let declared: Vec<&shaders::Binding> =
+            pipeline.bindings.iter().filter(|b| b.group == 0).collect();
+        let names = |list: Vec<&str>| list.join(", ");
+        let given = names(buffers.iter().map(|(n, _)| *n).collect());
+        let wanted = names(declared.iter().map(|b| b.name.as_str()).collect());
+        assert!(
+            buffers.len() == declared.len()
+                && buffers
+                    .iter()
+                    .all(|(n, _)| declared.iter().any(|b| b.name == *n)),
+            "{}: shader binds [{wanted}], engine gives [{given}]",
+            pipeline.label
+        );
+        let entries: Vec<_> = declared
             .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
+            .map(|b| wgpu::BindGroupEntry {
+                binding: b.entry.binding,
+                resource: buffers
+                    .iter()
+                    .find(|(n, _)| *n == b.name)
+                    .expect("checked above")
+                    .1
+                    .as_entire_binding(),
             })
             .collect();
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(0),
+            label: Some(&pipeline.label),
+            layout: &pipeline.raw.get_bind_group_layout(0),
             entries: &entries,
         })
     }
@@ -339,13 +377,13 @@ impl GpuContext {
     /// `buffer`, at the dynamic offset given to each `set_bind_group`.
     pub fn dispatch_group(
         &self,
-        pipeline: &wgpu::ComputePipeline,
+        pipeline: &Pipeline,
         buffer: &wgpu::Buffer,
         entry_size: u64,
     ) -> wgpu::BindGroup {
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("dispatch"),
-            layout: &pipeline.get_bind_group_layout(shaders::DISPATCH_GROUP),
+            layout: &pipeline.raw.get_bind_group_layout(shaders::DISPATCH_GROUP),
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {

@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use super::context::GpuContext;
+use super::context::{GpuContext, Pipeline};
 use super::shaders;
 use crate::Result;
 
 pub struct CopyKernel {
     ctx: Arc<GpuContext>,
     elements: u64,
-    pipeline: wgpu::ComputePipeline,
+    pipeline: Pipeline,
     groups: [wgpu::BindGroup; 2],
     size: (u32, u32),
     // Kept alive for the bind groups.
@@ -27,7 +27,8 @@ impl CopyKernel {
             ctx.storage_buffer("copy b", &data)?,
         ];
         let pipeline = ctx.pipeline("copy", &shaders::copy(), "copy");
-        let groups = [0, 1].map(|x| ctx.bind_group(&pipeline, &[&buffers[x], &buffers[1 - x]]));
+        let groups = [0, 1]
+            .map(|x| ctx.bind_group(&pipeline, &[("src", &buffers[x]), ("dst", &buffers[1 - x])]));
         let size = ctx.dispatch_size((elements / 4).div_ceil(4));
         Ok(Self {
             ctx,
@@ -42,7 +43,7 @@ impl CopyKernel {
     /// Runs `passes` copies back and forth and waits.
     pub fn run(&self, passes: u64) -> Result<()> {
         self.ctx.run_steps(0, passes, self.elements, |pass, k| {
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(&self.pipeline.raw);
             pass.set_bind_group(0, &self.groups[(k % 2) as usize], &[]);
             pass.dispatch_workgroups(self.size.0, self.size.1, 1);
         })

@@ -1,57 +1,103 @@
-//! The plain global-grid kernel on the GPU: the reference the emulated wafer equals bit for bit.
+//! The plain global-grid kernel on the GPU: the reference the emulated wafer equals bit for
+//! bit. Its SRAM slots follow the wafer's ([`StageSlots`]), one plane per state field.
 
 use std::sync::Arc;
 
-use super::context::GpuContext;
+use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{GridUniform, WeightsUniform, BLOCK_COLS, ROWS_PER_THREAD};
+use super::uniforms::{GridUniform, BLOCK_COLS, ROWS_PER_THREAD};
 use crate::field::GlobalField;
+use crate::kernels::{Driver, KernelSpec};
 use crate::model::{Problem, Simulator};
+use crate::wafer::StageSlots;
 use crate::Result;
+
+/// One stage: its pipeline, its bind groups at the remaps it runs (by remap modulo
+/// `2 * stages`) and its dispatch size.
+struct StageKernel {
+    pipeline: Pipeline,
+    groups: Vec<Option<wgpu::BindGroup>>,
+    size: (u32, u32),
+}
 
 pub struct GpuGlobal {
     ctx: Arc<GpuContext>,
+    spec: &'static KernelSpec,
     nx: u32,
     ny: u32,
-    fields: [wgpu::Buffer; 2],
-    pipeline: wgpu::ComputePipeline,
-    groups: [wgpu::BindGroup; 2],
-    size: (u32, u32),
-    step: u64,
+    slots: Vec<wgpu::Buffer>,
+    stages: Vec<StageKernel>,
+    remaps: u64,
 }
 
 impl GpuGlobal {
     pub fn new(ctx: Arc<GpuContext>, problem: &Problem) -> Result<Self> {
-        let initial = problem.initial_field();
-        let (nx, ny) = (initial.nx, initial.ny);
+        let spec = problem.spec();
+        let state = problem.initial_state();
+        let (nx, ny) = (state[0].nx, state[0].ny);
+        let points = nx as u64 * ny as u64;
         ctx.check_binding(
-            &format!("a {nx}x{ny} global grid"),
-            initial.data.len() as u64 * 4,
+            &format!("a {nx}x{ny} global grid of {} field(s)", state.len()),
+            points * state.len() as u64 * 4,
         )?;
-        let fields = [
-            ctx.storage_buffer("u", &initial.data)?,
-            ctx.storage_buffer("v", &initial.data)?,
-        ];
+        let initial: Vec<f32> = state.iter().flat_map(|f| f.data.iter().copied()).collect();
+        let stages = spec.stages.len();
+        let slots = (0..StageSlots::count(stages))
+            .map(|slot| ctx.storage_buffer(&format!("global slot {slot}"), &initial))
+            .collect::<Result<Vec<_>>>()?;
         let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny));
-        let weights = ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights()));
-        let pipeline = ctx.pipeline(
-            "global compute",
-            &shaders::global_compute(problem.kernel),
-            "compute",
-        );
-        let groups = [0, 1]
-            .map(|x| ctx.bind_group(&pipeline, &[&grid, &weights, &fields[x], &fields[1 - x]]));
-        let threads =
-            (nx as u64).div_ceil(BLOCK_COLS as u64) * (ny as u64).div_ceil(ROWS_PER_THREAD as u64);
+        let params = ctx.uniform_bytes("params", &problem.kernel.params());
+        let consts = ctx.storage_buffer("constants", problem.kernel.constants())?;
+        let kernels = spec
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(k, stage)| {
+                let source = shaders::global_stage(spec, stage);
+                let pipeline = ctx.pipeline(stage.name, &source, "compute");
+                let declared = shaders::reflect(&source);
+                let groups = (0..2 * stages as u64)
+                    .map(|remap| {
+                        (remap % stages as u64 == k as u64).then(|| {
+                            let s = StageSlots::of(stages, remap);
+                            let all = [
+                                ("grid", &grid),
+                                ("params", &params),
+                                ("consts", &consts),
+                                ("x", &slots[s.cur]),
+                                ("x0", &slots[s.base]),
+                                ("y", &slots[s.out]),
+                            ];
+                            let used: Vec<_> = all
+                                .into_iter()
+                                .filter(|(n, _)| declared.iter().any(|b| b.name == *n))
+                                .collect();
+                            ctx.bind_group(&pipeline, &used)
+                        })
+                    })
+                    .collect();
+                let threads = match stage.driver {
+                    Driver::Rows3 => {
+                        (nx as u64).div_ceil(BLOCK_COLS as u64)
+                            * (ny as u64).div_ceil(ROWS_PER_THREAD as u64)
+                    }
+                    Driver::Point => points,
+                };
+                StageKernel {
+                    size: ctx.dispatch_size(threads),
+                    pipeline,
+                    groups,
+                }
+            })
+            .collect();
         Ok(Self {
-            size: ctx.dispatch_size(threads),
             ctx,
+            spec,
             nx,
             ny,
-            fields,
-            pipeline,
-            groups,
-            step: 0,
+            slots,
+            stages: kernels,
+            remaps: 0,
         })
     }
 }
@@ -59,28 +105,39 @@ impl GpuGlobal {
 impl Simulator for GpuGlobal {
     fn advance(&mut self, steps: u64) -> Result<()> {
         let points = self.nx as u64 * self.ny as u64;
-        self.ctx.run_steps(self.step, steps, points, |pass, step| {
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.groups[(step % 2) as usize], &[]);
-            pass.dispatch_workgroups(self.size.0, self.size.1, 1);
-        })?;
-        self.step += steps;
+        let stages = self.stages.len() as u64;
+        self.ctx
+            .run_steps(self.remaps, steps * stages, points, |pass, remap| {
+                let kernel = &self.stages[(remap % stages) as usize];
+                let group = kernel.groups[(remap % (2 * stages)) as usize]
+                    .as_ref()
+                    .expect("a stage runs at its own remaps");
+                pass.set_pipeline(&kernel.pipeline.raw);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(kernel.size.0, kernel.size.1, 1);
+            })?;
+        self.remaps += steps * stages;
         Ok(())
     }
 
     fn step(&self) -> u64 {
-        self.step
+        self.remaps / self.stages.len() as u64
     }
 
-    fn field(&self) -> Result<GlobalField> {
-        let data = self
+    fn state(&self) -> Result<Vec<GlobalField>> {
+        let data: Vec<f32> = self
             .ctx
-            .read_buffer(&self.fields[(self.step % 2) as usize])?;
-        Ok(GlobalField {
-            nx: self.nx,
-            ny: self.ny,
-            data,
-        })
+            .read_buffer(&self.slots[StageSlots::state(self.step())])?;
+        let points = self.nx as usize * self.ny as usize;
+        Ok(data
+            .chunks(points)
+            .take(self.spec.fields.len())
+            .map(|plane| GlobalField {
+                nx: self.nx,
+                ny: self.ny,
+                data: plane.to_vec(),
+            })
+            .collect())
     }
 
     fn describe(&self) -> String {

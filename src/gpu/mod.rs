@@ -12,7 +12,7 @@ pub(crate) mod uniforms;
 pub use cluster::{GpuCluster, Placement, MAX_DEVICES};
 pub use context::{
     backend_names, list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext,
-    NATIVE_BACKENDS,
+    Pipeline, NATIVE_BACKENDS,
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;

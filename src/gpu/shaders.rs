@@ -1,55 +1,141 @@
-//! WGSL sources, composed from `shaders/`: the common prelude, the kernel's per-cell maths and
-//! a driver. Bind-group layouts are derived from the composed shader (wgpu's automatic layout,
-//! reflected by naga), never written by hand.
+//! WGSL sources. Every engine shader in `shaders/` begins with `// import NAME ...`, naming
+//! what it uses: another engine shader, or `kernel`, the kernel's own WGSL (from its folder in
+//! `src/kernels/`). [`compose`] resolves the imports depth-first, each source once. Bind-group
+//! layouts are derived from the composed shader (reflected by naga), and buffers are bound by
+//! the names the shader gives them, never by hand-typed positions.
 
-use crate::kernels::KernelKind;
+use crate::kernels::{Driver, KernelSpec, Stage};
 
-const COMMON: &str = include_str!("../../shaders/common.wgsl");
-const STENCIL_BLOCK: &str = include_str!("../../shaders/stencil_block.wgsl");
-const CLUSTER_LINKS: &str = include_str!("../../shaders/cluster_links.wgsl");
-const CLUSTER_PACK: &str = include_str!("../../shaders/cluster_pack.wgsl");
-const CLUSTER_SENDRECV: &str = include_str!("../../shaders/cluster_sendrecv.wgsl");
-const WAFER_COMPUTE: &str = include_str!("../../shaders/wafer_compute.wgsl");
-const GLOBAL_COMPUTE: &str = include_str!("../../shaders/global_compute.wgsl");
-const COPY: &str = include_str!("../../shaders/copy.wgsl");
+/// The engine shaders, by import name.
+const LIBRARY: [(&str, &str); 10] = [
+    ("common", include_str!("../../shaders/common.wgsl")),
+    ("links", include_str!("../../shaders/cluster_links.wgsl")),
+    (
+        "rows3_block",
+        include_str!("../../shaders/rows3_block.wgsl"),
+    ),
+    (
+        "cluster_pack",
+        include_str!("../../shaders/cluster_pack.wgsl"),
+    ),
+    (
+        "cluster_sendrecv",
+        include_str!("../../shaders/cluster_sendrecv.wgsl"),
+    ),
+    (
+        "wafer_compute",
+        include_str!("../../shaders/wafer_compute.wgsl"),
+    ),
+    (
+        "wafer_point",
+        include_str!("../../shaders/wafer_point.wgsl"),
+    ),
+    (
+        "global_compute",
+        include_str!("../../shaders/global_compute.wgsl"),
+    ),
+    (
+        "global_point",
+        include_str!("../../shaders/global_point.wgsl"),
+    ),
+    ("copy", include_str!("../../shaders/copy.wgsl")),
+];
+
 const CLOCKS: &str = include_str!("../../shaders/clocks.wgsl");
 
-/// The per-cell maths of a kernel.
-fn stencil(kernel: KernelKind) -> &'static str {
-    match kernel {
-        KernelKind::Heat5 => include_str!("../../shaders/heat5.wgsl"),
-        KernelKind::Heat9 => include_str!("../../shaders/heat9.wgsl"),
-    }
+/// The names a source imports, from its `// import` lines.
+fn imports(source: &str) -> impl Iterator<Item = &str> {
+    source
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("// import "))
+        .flat_map(str::split_whitespace)
 }
 
-/// The `sendrecv` remap of a cluster's wafers, reading past the wafer edges from the links.
+/// `main` with everything it imports (recursively, each once, imports first); `kernel` is the
+/// source of the name `kernel`.
+pub fn compose(main: &str, kernel: Option<&str>) -> String {
+    fn visit<'a>(
+        source: &'a str,
+        kernel: Option<&'a str>,
+        done: &mut Vec<&'a str>,
+        out: &mut String,
+    ) {
+        for name in imports(source) {
+            if done.contains(&name) {
+                continue;
+            }
+            done.push(name);
+            let imported = match name {
+                "kernel" => kernel.expect("this shader imports a kernel"),
+                _ => library(name),
+            };
+            visit(imported, kernel, done, out);
+        }
+        out.push_str(source);
+        out.push('\n');
+    }
+    let mut out = String::new();
+    visit(main, kernel, &mut vec![], &mut out);
+    out
+}
+
+/// An engine shader by import name.
+fn library(name: &str) -> &'static str {
+    LIBRARY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no shader named '{name}' to import"))
+        .1
+}
+
+/// Table 3's `sendrecv` of a cluster's wafers, reading past the wafer edges from the links.
 pub fn cluster_sendrecv() -> String {
-    [COMMON, CLUSTER_LINKS, CLUSTER_SENDRECV].concat()
+    compose(library("cluster_sendrecv"), None)
 }
 
 /// Packing the up and right packages into the links.
 pub fn cluster_pack() -> String {
-    [COMMON, CLUSTER_LINKS, CLUSTER_PACK].concat()
+    compose(library("cluster_pack"), None)
 }
 
-/// Table 3's `compute` on every PE, for `kernel`.
-pub fn wafer_compute(kernel: KernelKind) -> String {
-    [COMMON, stencil(kernel), STENCIL_BLOCK, WAFER_COMPUTE].concat()
+/// The kernel source a stage's driver imports: the kernel's WGSL, and for a Point stage its
+/// window origin and the stage function under the name the drivers call.
+fn stage_kernel(spec: &KernelSpec, stage: &Stage) -> String {
+    match stage.driver {
+        Driver::Rows3 => spec.wgsl.to_string(),
+        Driver::Point => format!(
+            "{}\nconst ORIGIN: i32 = {};\nfn stage_point(at: vec2<u32>) -> array<f32, FIELDS> {{\n    return {}(at);\n}}\n",
+            spec.wgsl, stage.origin, stage.name
+        ),
+    }
 }
 
-/// The global-grid reference kernel, for `kernel`.
-pub fn global_compute(kernel: KernelKind) -> String {
-    [COMMON, stencil(kernel), STENCIL_BLOCK, GLOBAL_COMPUTE].concat()
+/// Table 3's `compute` of one stage on every PE.
+pub fn wafer_stage(spec: &KernelSpec, stage: &Stage) -> String {
+    let driver = match stage.driver {
+        Driver::Rows3 => "wafer_compute",
+        Driver::Point => "wafer_point",
+    };
+    compose(library(driver), Some(&stage_kernel(spec, stage)))
+}
+
+/// One stage of the global-grid reference kernel.
+pub fn global_stage(spec: &KernelSpec, stage: &Stage) -> String {
+    let driver = match stage.driver {
+        Driver::Rows3 => "global_compute",
+        Driver::Point => "global_point",
+    };
+    compose(library(driver), Some(&stage_kernel(spec, stage)))
 }
 
 /// The copy kernel that measures the adapter's bandwidth ceiling.
 pub fn copy() -> String {
-    [COMMON, COPY].concat()
+    compose(library("copy"), None)
 }
 
 /// The timing model's clocks (max-plus stencil).
 pub fn clocks() -> String {
-    [COMMON, CLOCKS].concat()
+    compose(CLOCKS, None)
 }
 
 /// Every composed shader with a name, for validation.
@@ -60,15 +146,13 @@ pub fn all() -> Vec<(String, String)> {
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];
-    for kernel in KernelKind::ALL {
-        shaders.push((
-            format!("wafer_compute/{}", kernel.name()),
-            wafer_compute(kernel),
-        ));
-        shaders.push((
-            format!("global_compute/{}", kernel.name()),
-            global_compute(kernel),
-        ));
+    for kind in crate::kernels::KernelKind::ALL {
+        let spec = kind.spec();
+        for stage in spec.stages {
+            let name = format!("{}/{}", spec.name, stage.name);
+            shaders.push((format!("wafer/{name}"), wafer_stage(spec, stage)));
+            shaders.push((format!("global/{name}"), global_stage(spec, stage)));
+        }
     }
     shaders
 }
@@ -76,12 +160,20 @@ pub fn all() -> Vec<(String, String)> {
 /// Group 1 holds one uniform per dispatch, bound at a dynamic offset.
 pub const DISPATCH_GROUP: u32 = 1;
 
-/// The bind-group layout entries of a composed shader by group, reflected from its global
-/// variables: uniform buffers (at a dynamic offset in [`DISPATCH_GROUP`]), read-only and
-/// read-write storage buffers, visible to compute.
-pub fn reflect_bindings(source: &str) -> Vec<Vec<wgpu::BindGroupLayoutEntry>> {
+/// One binding a shader declares: its name, group and layout entry.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub name: String,
+    pub group: u32,
+    pub entry: wgpu::BindGroupLayoutEntry,
+}
+
+/// The bindings of a composed shader, reflected from its global variables: uniform buffers
+/// (at a dynamic offset in [`DISPATCH_GROUP`]), read-only and read-write storage buffers,
+/// visible to compute; sorted by group and binding.
+pub fn reflect(source: &str) -> Vec<Binding> {
     let module = naga::front::wgsl::parse_str(source).expect("composed shaders parse (tested)");
-    let mut groups: Vec<Vec<wgpu::BindGroupLayoutEntry>> = vec![];
+    let mut bindings = vec![];
     for (_, var) in module.global_variables.iter() {
         let Some(binding) = var.binding.as_ref() else {
             continue;
@@ -93,25 +185,39 @@ pub fn reflect_bindings(source: &str) -> Vec<Vec<wgpu::BindGroupLayoutEntry>> {
             },
             _ => continue,
         };
-        let group = binding.group as usize;
-        if groups.len() <= group {
-            groups.resize(group + 1, vec![]);
-        }
-        groups[group].push(wgpu::BindGroupLayoutEntry {
-            binding: binding.binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: binding.group == DISPATCH_GROUP,
-                min_binding_size: None,
+        bindings.push(Binding {
+            name: var.name.clone().unwrap_or_default(),
+            group: binding.group,
+            entry: wgpu::BindGroupLayoutEntry {
+                binding: binding.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: binding.group == DISPATCH_GROUP,
+                    min_binding_size: None,
+                },
+                count: None,
             },
-            count: None,
         });
     }
-    for entries in &mut groups {
-        entries.sort_by_key(|e| e.binding);
-    }
-    groups
+    bindings.sort_by_key(|b| (b.group, b.entry.binding));
+    bindings
+}
+
+/// The size and member offsets of WGSL struct `name` in a composed shader, as naga lays it out.
+pub fn struct_layout(source: &str, name: &str) -> Option<(u32, Vec<(String, u32)>)> {
+    let module = naga::front::wgsl::parse_str(source).ok()?;
+    let found = module.types.iter().find_map(|(_, ty)| match &ty.inner {
+        naga::TypeInner::Struct { members, span } if ty.name.as_deref() == Some(name) => Some((
+            *span,
+            members
+                .iter()
+                .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                .collect(),
+        )),
+        _ => None,
+    });
+    found
 }
 
 /// Parses and validates a WGSL source with naga; the error names the shader and the problem.
@@ -134,17 +240,18 @@ mod tests {
 
     #[test]
     fn shader_block_width_matches_the_dispatch() {
+        let block = library("rows3_block");
         let constant = format!("const BLOCK_COLS: u32 = {BLOCK_COLS}u;");
         assert!(
-            STENCIL_BLOCK.contains(&constant),
-            "stencil_block.wgsl lacks `{constant}`"
+            block.contains(&constant),
+            "rows3_block.wgsl lacks `{constant}`"
         );
-        let window = STENCIL_BLOCK
+        let window = block
             .split("struct Window {")
             .nth(1)
             .and_then(|s| s.split('}').next());
         let values = window
-            .expect("stencil_block.wgsl defines Window")
+            .expect("rows3_block.wgsl defines Window")
             .matches(": f32")
             .count();
         assert_eq!(
@@ -152,5 +259,15 @@ mod tests {
             BLOCK_COLS as usize + 2,
             "Window holds BLOCK_COLS + 2 values"
         );
+    }
+
+    #[test]
+    fn imports_come_first_and_once() {
+        let composed = cluster_sendrecv();
+        let common = composed.find("struct Wafer {").unwrap();
+        let links = composed.find("fn slot_base").unwrap();
+        let main = composed.find("fn sendrecv").unwrap();
+        assert!(common < links && links < main);
+        assert_eq!(composed.matches("struct Wafer {").count(), 1);
     }
 }

@@ -3,19 +3,19 @@
 
 use std::sync::Arc;
 
-use super::context::GpuContext;
+use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{
-    ClusterUniform, DispatchUniform, WaferUniform, WeightsUniform, BLOCK_COLS, ROWS_PER_THREAD,
-};
+use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS, ROWS_PER_THREAD};
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
+use crate::kernels::Driver;
 use crate::model::Problem;
-use crate::wafer::WaferGeometry;
+use crate::wafer::{StageSlots, WaferGeometry};
 use crate::Result;
 
-/// Spare cells after the last SRAM block: a compute invocation reads whole windows of
-/// `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its block.
+/// Spare cells after the last SRAM block of each field: a compute invocation reads whole
+/// windows of `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its
+/// block.
 const SRAM_TAIL: u32 = BLOCK_COLS + 2;
 
 /// Which PEs of each wafer a compute dispatch covers. Packages are packed from the edge
@@ -41,21 +41,17 @@ fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
     ]
 }
 
-/// One pipeline with its bind groups by parity of the state and its threads per wafer.
+/// One pipeline with its bind groups by remap (modulo `2 * stages`, where the SRAM slots
+/// repeat) and its threads per wafer.
 struct Kernel {
-    pipeline: wgpu::ComputePipeline,
-    groups: [wgpu::BindGroup; 2],
+    pipeline: Pipeline,
+    /// `None` for the remaps this pipeline never runs (another stage's).
+    groups: Vec<Option<wgpu::BindGroup>>,
     dispatch_group: wgpu::BindGroup,
     /// Invocations per wafer, or per PE of the dispatch's rectangle when `per_pe`.
     threads: u64,
     per_pe: bool,
 }
-
-/// The kernels, by index into `Shard::kernels`.
-const PACK_UP: usize = 0;
-const PACK_RIGHT: usize = 1;
-const SENDRECV: usize = 2;
-const COMPUTE: usize = 3;
 
 /// The PE rectangles of the dispatch table, by index (see [`rectangles`]).
 const ALL_PES: usize = 0;
@@ -71,29 +67,55 @@ pub struct Shard {
     pub wafers: Vec<usize>,
     /// Slots per link ring buffer.
     ring: u32,
-    sram: [wgpu::Buffer; 2],
+    /// Stages per step.
+    stages: usize,
+    /// State fields: planes of every SRAM slot and package.
+    fields: usize,
+    /// Cells of one field's plane in an SRAM slot.
+    plane: u64,
+    /// The SRAM slots ([`StageSlots`]), each with `fields` planes.
+    sram: Vec<wgpu::Buffer>,
     /// Ring buffers of every link of the cluster, by direction, then sending wafer.
     links: [wgpu::Buffer; 2],
-    kernels: [Kernel; 4],
+    pack_up: Kernel,
+    pack_right: Kernel,
+    sendrecv: Kernel,
+    /// Table 3's `compute`, one per stage.
+    compute: Vec<Kernel>,
     /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
     dispatch_stride: u64,
     ranges: Ranges,
     rects: [[u32; 4]; 4],
 }
 
-/// The buffers the kernels bind.
+/// The buffers the kernels bind, by the names the shaders give them.
 struct Resources<'a> {
-    wafer: wgpu::Buffer,
-    cluster: wgpu::Buffer,
-    ids: wgpu::Buffer,
-    weights: wgpu::Buffer,
+    named: Vec<(&'static str, wgpu::Buffer)>,
     dispatches: wgpu::Buffer,
-    sram: &'a [wgpu::Buffer; 2],
+    sram: &'a [wgpu::Buffer],
     links: &'a [wgpu::Buffer; 2],
 }
 
+impl Resources<'_> {
+    /// The named buffers plus the SRAM slots of `remap` and the links.
+    fn for_remap(&self, stages: usize, remap: u64) -> Vec<(&str, &wgpu::Buffer)> {
+        let slots = StageSlots::of(stages, remap);
+        let [right, up] = self.links;
+        let mut all: Vec<(&str, &wgpu::Buffer)> = self.named.iter().map(|(n, b)| (*n, b)).collect();
+        all.extend([
+            ("field", &self.sram[slots.cur]),
+            ("x", &self.sram[slots.cur]),
+            ("x0", &self.sram[slots.base]),
+            ("y", &self.sram[slots.out]),
+            ("up_links", up),
+            ("right_links", right),
+        ]);
+        all
+    }
+}
+
 impl Shard {
-    /// Uploads the initial field of the wafers `wafers` (cluster indices) to `ctx`, with link
+    /// Uploads the initial state of the wafers `wafers` (cluster indices) to `ctx`, with link
     /// rings of `ring` slots.
     pub fn new(
         ctx: Arc<GpuContext>,
@@ -101,28 +123,29 @@ impl Shard {
         wafers: Vec<usize>,
         ring: u32,
     ) -> Result<Self> {
-        let c = problem.cluster;
+        let (c, spec) = (problem.cluster, problem.spec());
         let g = c.wafer;
+        let (fields, stages) = (spec.fields.len(), spec.stages.len());
+        let plane = c.wafer.sram_cells() * wafers.len() as u64 + SRAM_TAIL as u64;
         let what = format!(
-            "{} wafers of {}x{} PEs with n = {}",
+            "{} wafers of {}x{} PEs with n = {} and {fields} field(s)",
             wafers.len(),
             g.pes_x,
             g.pes_y,
             g.n
         );
-        ctx.check_binding(
-            &what,
-            (c.wafer.sram_cells() * wafers.len() as u64 + SRAM_TAIL as u64) * 4,
-        )?;
-        let mut initial = c.scatter(&problem.initial_field(), &wafers)?;
-        initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
-        let sram = [
-            ctx.storage_buffer("sram x", &initial)?,
-            ctx.storage_buffer("sram y", &initial)?,
-        ];
+        ctx.check_binding(&what, plane * fields as u64 * 4)?;
+        let mut initial = vec![];
+        for field in problem.initial_state() {
+            initial.extend(c.scatter(&field, &wafers)?);
+            initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
+        }
+        let sram = (0..StageSlots::count(stages))
+            .map(|slot| ctx.storage_buffer(&format!("sram slot {slot}"), &initial))
+            .collect::<Result<Vec<_>>>()?;
         drop(initial);
         let link_buffer = |dir: Direction| {
-            let cells = c.count() * ring as usize * c.package_cells(dir);
+            let cells = c.count() * ring as usize * c.package_cells(dir) * fields;
             let what = format!("the {} links of {} wafers", dir.name(), c.count());
             ctx.check_binding(&what, cells as u64 * 4)?;
             ctx.storage_buffer(&format!("{} links", dir.name()), &vec![0.0; cells])
@@ -133,11 +156,32 @@ impl Shard {
         let rects = rectangles(&g);
         let ranges = Ranges::new(wafers.len());
         let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
+        let constants = problem.kernel.constants();
+        ctx.check_binding("the kernel's constant fields", constants.len() as u64 * 4)?;
         let resources = Resources {
-            wafer: ctx.uniform_buffer("wafer", &WaferUniform::new(&g)),
-            cluster: ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring)),
-            ids: ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
-            weights: ctx.uniform_buffer("weights", &WeightsUniform::new(&problem.weights())),
+            named: vec![
+                (
+                    "wafer",
+                    ctx.uniform_buffer("wafer", &WaferUniform::new(problem, plane)),
+                ),
+                (
+                    "cluster",
+                    ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
+                ),
+                (
+                    "wafer_ids",
+                    ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
+                ),
+                (
+                    "params",
+                    ctx.uniform_bytes("params", &problem.kernel.params()),
+                ),
+                ("consts", ctx.storage_buffer("constants", constants)?),
+                (
+                    "clock",
+                    ctx.storage_buffer("clock", &vec![0.0; wafers.len()])?,
+                ),
+            ],
             dispatches: ctx.uniform_bytes(
                 "dispatches",
                 &dispatch_table(&ranges, ring, &rects, dispatch_stride),
@@ -145,15 +189,66 @@ impl Shard {
             sram: &sram,
             links: &links,
         };
-        let kernels = kernels(&ctx, problem, &resources);
+        let build = |label: &str, source: &str, entry: &str, threads: u64, stage: Option<usize>| {
+            kernel(
+                &ctx,
+                &resources,
+                stages,
+                (label, source, entry),
+                threads,
+                stage,
+            )
+        };
+        let pack = shaders::cluster_pack();
+        let n = g.n as u64;
+        let compute = spec
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(k, stage)| {
+                let threads = match stage.driver {
+                    Driver::Rows3 => {
+                        n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64)
+                    }
+                    Driver::Point => n * n,
+                };
+                let source = shaders::wafer_stage(spec, stage);
+                build(stage.name, &source, "compute", threads, Some(k))
+            })
+            .collect();
+        let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
         Ok(Self {
+            pack_up: build(
+                "pack up",
+                &pack,
+                "pack_up",
+                package_threads(Direction::Up),
+                None,
+            ),
+            pack_right: build(
+                "pack right",
+                &pack,
+                "pack_right",
+                package_threads(Direction::Right),
+                None,
+            ),
+            sendrecv: build(
+                "sendrecv",
+                &shaders::cluster_sendrecv(),
+                "sendrecv",
+                (g.pe_count() * fields) as u64,
+                None,
+            ),
+            compute,
             ctx,
             cluster: c,
             wafers,
             ring,
+            stages,
+            fields,
+            plane,
             sram,
             links,
-            kernels,
             dispatch_stride,
             ranges,
             rects,
@@ -162,28 +257,36 @@ impl Shard {
 
     /// Packs the up packages of `items`, `(local wafer, state)` pairs.
     pub fn pack_up(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, PACK_UP, items, ALL_PES);
+        self.dispatch(pass, &self.pack_up, items, ALL_PES);
     }
 
     /// Packs the right packages of `items`.
     pub fn pack_right(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, PACK_RIGHT, items, ALL_PES);
+        self.dispatch(pass, &self.pack_right, items, ALL_PES);
     }
 
     /// Fills the comm layers of `items` (Table 3's `sendrecv`).
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, SENDRECV, items, ALL_PES);
+        self.dispatch(pass, &self.sendrecv, items, ALL_PES);
     }
 
-    /// Computes `part` of the owned points of `items` (Table 3's `compute`).
+    /// Computes `part` of the owned points of `items` (Table 3's `compute` of the stage each
+    /// item's state is at).
     pub fn compute(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)], part: Part) {
         let rects: &[usize] = match part {
             Part::All => &[ALL_PES],
             Part::Edge => &[TOP_BAND, RIGHT_BAND],
             Part::Interior => &[INTERIOR],
         };
-        for &rect in rects {
-            self.dispatch(pass, COMPUTE, items, rect);
+        for (k, kernel) in self.compute.iter().enumerate() {
+            let mine: Vec<(usize, u64)> = items
+                .iter()
+                .copied()
+                .filter(|&(_, state)| state % self.stages as u64 == k as u64)
+                .collect();
+            for &rect in rects {
+                self.dispatch(pass, kernel, &mine, rect);
+            }
         }
     }
 
@@ -193,12 +296,12 @@ impl Shard {
         x1 > x0 && y1 > y0
     }
 
-    /// Records kernel `kernel` over rectangle `rect` for `items`: a few dispatches per run of
+    /// Records `kernel` over rectangle `rect` for `items`: a few dispatches per run of
     /// consecutive wafers holding the same state, one when every wafer takes part.
     fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        kernel: usize,
+        kernel: &Kernel,
         items: &[(usize, u64)],
         rect: usize,
     ) {
@@ -208,17 +311,20 @@ impl Shard {
             return;
         }
         let ranges = self.ranges.cover(items);
-        let kernel = &self.kernels[kernel];
         let per_wafer = match kernel.per_pe {
             true => kernel.threads * pes,
             false => kernel.threads,
         };
         let period = 2 * self.ring as u64;
-        pass.set_pipeline(&kernel.pipeline);
+        let slots = kernel.groups.len() as u64;
+        pass.set_pipeline(&kernel.pipeline.raw);
         for (first, count, state) in ranges {
             let range = self.ranges.index(first, count) as u64;
             let entry = (range * RECTS + rect as u64) * period + state % period;
-            pass.set_bind_group(0, &kernel.groups[(state % 2) as usize], &[]);
+            let group = kernel.groups[(state % slots) as usize]
+                .as_ref()
+                .expect("a stage runs only at its own remaps");
+            pass.set_bind_group(0, group, &[]);
             pass.set_bind_group(
                 shaders::DISPATCH_GROUP,
                 &kernel.dispatch_group,
@@ -230,24 +336,29 @@ impl Shard {
     }
 
     /// The ring buffer of links in direction `dir` and the byte range of package `state`'s
-    /// slot on `link`.
+    /// slot on `link` (every field's plane).
     pub fn slot(&self, link: LinkId, state: u64) -> (&wgpu::Buffer, u64, u64) {
-        let cells = self.cluster.package_cells(link.dir) as u64;
+        let cells = (self.cluster.package_cells(link.dir) * self.fields) as u64;
         let slot = link.from as u64 * self.ring as u64 + state % self.ring as u64;
         (self.link_buffer(link.dir), slot * cells * 4, cells * 4)
     }
 
-    /// The raw SRAM (`x` of Table 3) of this device's wafers, all holding state `step`.
-    pub fn sram(&self, step: u64) -> Result<Vec<f32>> {
-        let mut sram = self.ctx.read_buffer(&self.sram[(step % 2) as usize])?;
-        sram.truncate((self.cluster.wafer.sram_cells() * self.wafers.len() as u64) as usize);
-        Ok(sram)
+    /// The raw SRAM of this device's wafers after `steps` whole steps, one vector per field.
+    pub fn sram(&self, steps: u64) -> Result<Vec<Vec<f32>>> {
+        let all = self.ctx.read_buffer(&self.sram[StageSlots::state(steps)])?;
+        let cells = (self.cluster.wafer.sram_cells() * self.wafers.len() as u64) as usize;
+        Ok(all
+            .chunks(self.plane as usize)
+            .map(|plane| plane[..cells].to_vec())
+            .collect())
     }
 
-    /// Writes this device's wafers' owned cells at state `step` into the global field.
-    pub fn gather_into(&self, out: &mut GlobalField, step: u64) -> Result<()> {
-        let sram = self.sram(step)?;
-        self.cluster.gather_into(out, &sram, &self.wafers, step);
+    /// Writes this device's wafers' owned cells after `steps` whole steps (the grid
+    /// translated by `shift`) into the global fields.
+    pub fn gather_into(&self, out: &mut [GlobalField], steps: u64, shift: u64) -> Result<()> {
+        for (field, sram) in out.iter_mut().zip(self.sram(steps)?) {
+            self.cluster.gather_into(field, &sram, &self.wafers, shift);
+        }
         Ok(())
     }
 
@@ -261,69 +372,42 @@ impl Shard {
     }
 }
 
-/// The four kernels with their bind groups: packing and `sendrecv` (threads per wafer) see the
-/// cluster and the links; `compute` (threads per PE of its rectangle) sees the weights and
-/// both SRAM buffers.
-fn kernels(ctx: &GpuContext, problem: &Problem, r: &Resources) -> [Kernel; 4] {
-    let (c, g) = (problem.cluster, problem.cluster.wafer);
-    let kernel = |label: &str, source: &str, entry: &str, threads: u64, per_pe: bool| {
-        let pipeline = ctx.pipeline(label, source, entry);
-        let group = |x: usize| match per_pe {
-            false => {
-                let [right, up] = r.links;
-                let buffers = [&r.wafer, &r.cluster, &r.ids, &r.sram[x], up, right];
-                ctx.bind_group(&pipeline, &buffers)
+/// One kernel with its bind groups: threads per wafer, or per PE of the rectangle for a
+/// compute `stage` (which binds only at that stage's remaps).
+fn kernel(
+    ctx: &GpuContext,
+    r: &Resources,
+    stages: usize,
+    (label, source, entry): (&str, &str, &str),
+    threads: u64,
+    stage: Option<usize>,
+) -> Kernel {
+    let pipeline = ctx.pipeline(label, source, entry);
+    let declared = super::shaders::reflect(source);
+    let groups = (0..2 * stages as u64)
+        .map(|remap| {
+            if stage.is_some_and(|k| remap % stages as u64 != k as u64) {
+                return None;
             }
-            true => ctx.bind_group(
-                &pipeline,
-                &[&r.wafer, &r.weights, &r.sram[x], &r.sram[1 - x]],
-            ),
-        };
-        Kernel {
-            groups: [group(0), group(1)],
-            dispatch_group: ctx.dispatch_group(
-                &pipeline,
-                &r.dispatches,
-                std::mem::size_of::<DispatchUniform>() as u64,
-            ),
-            pipeline,
-            threads,
-            per_pe,
-        }
-    };
-    let pack = shaders::cluster_pack();
-    let n = g.n as u64;
-    let blocks_per_pe = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64);
-    [
-        kernel(
-            "pack up",
-            &pack,
-            "pack_up",
-            c.package_cells(Direction::Up) as u64,
-            false,
+            let buffers: Vec<(&str, &wgpu::Buffer)> = r
+                .for_remap(stages, remap)
+                .into_iter()
+                .filter(|(name, _)| declared.iter().any(|b| b.group == 0 && b.name == *name))
+                .collect();
+            Some(ctx.bind_group(&pipeline, &buffers))
+        })
+        .collect();
+    Kernel {
+        dispatch_group: ctx.dispatch_group(
+            &pipeline,
+            &r.dispatches,
+            std::mem::size_of::<DispatchUniform>() as u64,
         ),
-        kernel(
-            "pack right",
-            &pack,
-            "pack_right",
-            c.package_cells(Direction::Right) as u64,
-            false,
-        ),
-        kernel(
-            "sendrecv",
-            &shaders::cluster_sendrecv(),
-            "sendrecv",
-            g.pe_count() as u64,
-            false,
-        ),
-        kernel(
-            "compute",
-            &shaders::wafer_compute(problem.kernel),
-            "compute",
-            blocks_per_pe,
-            true,
-        ),
-    ]
+        pipeline,
+        groups,
+        threads,
+        per_pe: stage.is_some(),
+    }
 }
 
 /// The wafer ranges of the dispatch table: all the device's wafers, then the aligned blocks of

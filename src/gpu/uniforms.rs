@@ -3,8 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::cluster::{ClusterGeometry, Direction};
-use crate::kernels::Weights;
-use crate::wafer::WaferGeometry;
+use crate::model::Problem;
 
 /// Rows each compute invocation walks with its rolling window.
 pub const ROWS_PER_THREAD: u32 = 32;
@@ -19,24 +18,41 @@ pub struct WaferUniform {
     pes_x: u32,
     pes_y: u32,
     n: u32,
-    p: u32,
     w: u32,
     stride: u32,
     block: u32,
     rows_per_thread: u32,
+    plane: u32,
+    nx: u32,
+    ny: u32,
+    stages: u32,
+    shift_per_step: u32,
+    partial: [u32; 4],
 }
 
 impl WaferUniform {
-    pub fn new(g: &WaferGeometry) -> Self {
+    /// The wafers of `problem` whose SRAM buffers hold `plane` cells per field.
+    pub fn new(problem: &Problem, plane: u64) -> Self {
+        let (g, spec) = (problem.cluster.wafer, problem.spec());
+        let (nx, ny) = problem.geometry.global_size();
+        let mut partial = [0; 4];
+        for (k, p) in partial.iter_mut().enumerate().take(spec.stages.len()) {
+            *p = spec.shift_after(k as u64) as u32;
+        }
         Self {
             pes_x: g.pes_x,
             pes_y: g.pes_y,
             n: g.n,
-            p: g.p,
             w: g.w(),
             stride: g.stride(),
             block: g.block_cells() as u32,
             rows_per_thread: ROWS_PER_THREAD,
+            plane: plane as u32,
+            nx,
+            ny,
+            stages: spec.stages.len() as u32,
+            shift_per_step: spec.shift_per_step(),
+            partial,
         }
     }
 }
@@ -48,7 +64,7 @@ pub struct GridUniform {
     nx: u32,
     ny: u32,
     rows_per_thread: u32,
-    pad: u32,
+    plane: u32,
 }
 
 impl GridUniform {
@@ -57,22 +73,7 @@ impl GridUniform {
             nx,
             ny,
             rows_per_thread: ROWS_PER_THREAD,
-            pad: 0,
-        }
-    }
-}
-
-/// `struct Weights`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct WeightsUniform {
-    rows: [[f32; 4]; 3],
-}
-
-impl WeightsUniform {
-    pub fn new(w: &Weights) -> Self {
-        Self {
-            rows: w.rows.map(|[a, b, c]| [a, b, c, 0.0]),
+            plane: nx * ny,
         }
     }
 }
@@ -89,10 +90,12 @@ pub struct ClusterUniform {
     up_cells: u32,
     right_cells: u32,
     wafer_cells: u32,
+    fields: u32,
+    pad: [u32; 3],
 }
 
 impl ClusterUniform {
-    pub fn new(c: &ClusterGeometry, ring: u32) -> Self {
+    pub fn new(c: &ClusterGeometry, ring: u32, fields: usize) -> Self {
         let (width, height) = c.wafer_points();
         Self {
             wafers_x: c.wafers_x,
@@ -103,6 +106,8 @@ impl ClusterUniform {
             up_cells: c.package_cells(Direction::Up) as u32,
             right_cells: c.package_cells(Direction::Right) as u32,
             wafer_cells: c.wafer.sram_cells() as u32,
+            fields: fields as u32,
+            pad: [0; 3],
         }
     }
 }
@@ -117,4 +122,92 @@ pub struct DispatchUniform {
     pub pad: u32,
     /// PE rectangle `[x0, x1) x [y0, y1)` as `[x0, y0, x1, y1]`.
     pub pes: [u32; 4],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::shaders;
+    use crate::kernels::heat::HeatParams;
+    use crate::kernels::swe::SweParams;
+    use crate::kernels::KernelKind;
+    use std::mem::{offset_of, size_of};
+
+    /// Every uniform and parameter struct has the size and member offsets of its WGSL twin.
+    #[test]
+    fn uniform_structs_match_their_wgsl_twins() {
+        let sendrecv = shaders::cluster_sendrecv();
+        let point = |kind: KernelKind| {
+            let spec = kind.spec();
+            shaders::wafer_stage(spec, &spec.stages[0])
+        };
+        type Case<'a> = (String, &'a str, usize, Vec<(&'a str, usize)>);
+        let cases: Vec<Case> = vec![
+            (
+                sendrecv.clone(),
+                "Wafer",
+                size_of::<WaferUniform>(),
+                vec![
+                    ("n", offset_of!(WaferUniform, n)),
+                    ("plane", offset_of!(WaferUniform, plane)),
+                    ("nx", offset_of!(WaferUniform, nx)),
+                    ("partial", offset_of!(WaferUniform, partial)),
+                ],
+            ),
+            (
+                sendrecv.clone(),
+                "Cluster",
+                size_of::<ClusterUniform>(),
+                vec![
+                    ("ring", offset_of!(ClusterUniform, ring)),
+                    ("wafer_cells", offset_of!(ClusterUniform, wafer_cells)),
+                    ("fields", offset_of!(ClusterUniform, fields)),
+                ],
+            ),
+            (
+                sendrecv.clone(),
+                "Dispatch",
+                size_of::<DispatchUniform>(),
+                vec![
+                    ("step", offset_of!(DispatchUniform, step)),
+                    ("pes", offset_of!(DispatchUniform, pes)),
+                ],
+            ),
+            (
+                shaders::global_stage(
+                    KernelKind::Heat5.spec(),
+                    &KernelKind::Heat5.spec().stages[0],
+                ),
+                "Grid",
+                size_of::<GridUniform>(),
+                vec![("plane", offset_of!(GridUniform, plane))],
+            ),
+            (
+                point(KernelKind::Heat9),
+                "Params",
+                size_of::<HeatParams>(),
+                vec![("rows", offset_of!(HeatParams, rows))],
+            ),
+            (
+                point(KernelKind::Swe),
+                "Params",
+                size_of::<SweParams>(),
+                SweParams::offsets(),
+            ),
+        ];
+        for (source, name, size, members) in cases {
+            let (span, offsets) =
+                shaders::struct_layout(&source, name).unwrap_or_else(|| panic!("no struct {name}"));
+            assert_eq!(span as usize, size, "size of {name}");
+            for (member, offset) in members {
+                let wgsl = offsets.iter().find(|(m, _)| m == member);
+                assert_eq!(
+                    wgsl.map(|(_, o)| *o as usize),
+                    Some(offset),
+                    "{name}.{member}"
+                );
+            }
+            assert!(offsets.windows(2).all(|o| o[0].1 < o[1].1));
+        }
+    }
 }

@@ -1,38 +1,233 @@
-//! The stencil kernels a wafer can run, with their per-cell maths on the CPU.
+//! The kernels a wafer can run, as plug-ins: each declares, in its own folder, its state
+//! fields, its stages (footprint, translation, WGSL, CPU twin, FLOPs), its parameter block,
+//! its constant fields and its Table 6 cost row. Engines see only [`Kernel`] and [`KernelSpec`];
+//! this module's [`KernelKind`] is the one registry that names them.
 //!
-//! Every kernel has a WGSL file of the same name in `shaders/` defining
-//! `fn stencil_point(weights: Weights, below: vec3<f32>, mid: vec3<f32>, above: vec3<f32>) -> f32`
-//! over the 3 x 3 neighbourhood (each `vec3` is left, centre, right), and a Rust twin below with
-//! the same operation order, so that the GPU drivers and the CPU backend share the arithmetic.
+//! The step of a kernel is a sequence of stages; each stage is one remap of the grid (Table 3's
+//! `sendrecv` then `compute`). A stage writes every point from a `(w+1) x (w+1)` window of the
+//! state that lies below-left of it (in the PE's SRAM: `y[i+w][j+w]` from
+//! `x[i..=i+w][j..=j+w]`). On the untranslated global grid the same window starts at
+//! `origin` from the written point, so the stage translates the grid by `origin + w` points.
 
-mod heat;
+pub mod heat;
+pub mod swe;
+
+use std::fmt;
+use std::sync::Arc;
+
+use glam::UVec2;
+
+use crate::field::GlobalField;
+use crate::{invalid, Result};
 
 pub use heat::{heat5_point, heat9_point, HeatCoefficients, Weights};
 
-use crate::{invalid, Result};
+/// Cycles one PE spends on one step, `f(n) = a0 + a1 n + a2 n^2` (Table 6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostModel {
+    pub a0: f64,
+    pub a1: f64,
+    pub a2: f64,
+}
+
+impl CostModel {
+    /// `f(n)` in cycles.
+    pub fn cycles(&self, n: u32) -> f64 {
+        let n = n as f64;
+        self.a0 + self.a1 * n + self.a2 * n * n
+    }
+
+    /// The part of `f(n)` that needs no received data: the points whose stencil reads only
+    /// owned cells, `(n - w)^2` of the `n^2`, at the quadratic rate. The rest, `edge`, waits
+    /// for the package: the fixed and linear terms (per-step and per-row overheads) and the
+    /// `n^2 - (n - w)^2` points whose stencil reaches into the comm layer.
+    pub fn interior(&self, n: u32, w: u32) -> f64 {
+        let inner = n.saturating_sub(w) as f64;
+        self.a2 * inner * inner
+    }
+
+    /// `f(n) - interior`: the work done after the package arrives.
+    pub fn edge(&self, n: u32, w: u32) -> f64 {
+        self.cycles(n) - self.interior(n, w)
+    }
+}
+
+/// Most state fields of any kernel.
+pub const MAX_FIELDS: usize = 4;
+/// Largest window side `w + 1` of any stage.
+pub const MAX_WINDOW: usize = 3;
+
+/// New values of the state fields at one point (the first `fields` are used).
+pub type Values = [f32; MAX_FIELDS];
 
 /// A 3 x 3 neighbourhood: rows below, middle and above; each row is left, centre, right.
 pub type Neighbourhood = [[f32; 3]; 3];
 
-/// The stencil kernels.
+/// How the engines drive a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// One field and the 3 x 3 window centred on the point: the engines keep rolling rows of
+    /// it in registers and call the kernel's `stencil_point(params, below, mid, above)`
+    /// (WGSL) or [`Kernel::rows3`] (CPU).
+    Rows3,
+    /// Any fields: one call per point of the kernel's WGSL stage function, which reads its
+    /// window through the driver's `cur(f, dx, dy)` and `base(f, dx, dy)`, or of
+    /// [`Kernel::point`] on the CPU.
+    Point,
+}
+
+/// One stage (one remap) of a kernel's step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// Name of the WGSL stage function and of its CPU twin.
+    pub name: &'static str,
+    /// Offset of the window's lower-left point from the written point on the untranslated
+    /// grid (the same along x and y).
+    pub origin: i32,
+    /// FLOPs per point.
+    pub flops: u64,
+    pub driver: Driver,
+}
+
+/// What a kernel declares once, for engines, timing and reports.
+#[derive(Debug)]
+pub struct KernelSpec {
+    pub kind: KernelKind,
+    pub name: &'static str,
+    /// One line for help texts.
+    pub summary: &'static str,
+    /// State fields, in SRAM plane order.
+    pub fields: &'static [&'static str],
+    /// The stages of one step.
+    pub stages: &'static [Stage],
+    /// Comm width `w`: the window of every stage is `(w+1) x (w+1)`.
+    pub comm_width: u32,
+    /// The kernel's WGSL: `struct Params`, its stage functions (and `stencil_point` for a
+    /// [`Driver::Rows3`] stage).
+    pub wgsl: &'static str,
+    /// Table 6's cost fit `f(n)` in cycles per PE and step.
+    pub cost: CostModel,
+    /// Words one PE receives per step in the paper's implementation (Table 6), as a function
+    /// of `n`, and its formula for reports.
+    pub paper_io: (fn(u64) -> u64, &'static str),
+    /// Constant per-point fields that the paper's machine moves with their points (they are
+    /// indexed by global position here, but the timing model counts their traffic).
+    pub travelling_constants: u32,
+}
+
+impl KernelSpec {
+    /// FLOPs per point per step, all stages.
+    pub fn flops_per_point(&self) -> u64 {
+        self.stages.iter().map(|s| s.flops).sum()
+    }
+
+    /// Grid points the step translates the grid by, along x and y (`p`).
+    pub fn shift_per_step(&self) -> u32 {
+        self.stages.iter().map(|s| self.stage_shift(s)).sum()
+    }
+
+    /// Grid points one stage translates the grid by.
+    pub fn stage_shift(&self, stage: &Stage) -> u32 {
+        (stage.origin + self.comm_width as i32) as u32
+    }
+
+    /// Total translation after `remaps` stages from the start.
+    pub fn shift_after(&self, remaps: u64) -> u64 {
+        let s = self.stages.len() as u64;
+        let partial: u64 = self.stages[..(remaps % s) as usize]
+            .iter()
+            .map(|st| self.stage_shift(st) as u64)
+            .sum();
+        remaps / s * self.shift_per_step() as u64 + partial
+    }
+
+    /// Words one PE receives per step from the real package layout: every stage fills the
+    /// comm layer of every state field, plus the travelling constants once per step.
+    pub fn io_words_per_pe(&self, n: u32) -> u64 {
+        let layer = |w: u64| (n as u64 + w).pow(2) - (n as u64).pow(2);
+        let state = self.stages.len() as u64 * self.fields.len() as u64;
+        state * layer(self.comm_width as u64)
+            + self.travelling_constants as u64 * layer(self.shift_per_step() as u64)
+    }
+}
+
+/// The values of a stage's window at one point: `cur[f][dy][dx]` of the state being
+/// remapped, `base[f][dy][dx]` of the state at the start of the step.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Window {
+    pub cur: [[[f32; MAX_WINDOW]; MAX_WINDOW]; MAX_FIELDS],
+    pub base: [[[f32; MAX_WINDOW]; MAX_WINDOW]; MAX_FIELDS],
+}
+
+/// The CPU twin of a [`Driver::Rows3`] stage: the point function and its weights.
+#[derive(Clone, Copy)]
+pub struct Rows3 {
+    pub point: fn(&Weights, &Neighbourhood) -> f32,
+    pub weights: Weights,
+}
+
+/// A kernel configured for one problem: its parameters, constant fields and initial state on
+/// the problem's global grid.
+pub trait Kernel: Send + Sync + fmt::Debug {
+    /// What the kernel declares once.
+    fn spec(&self) -> &'static KernelSpec;
+    /// The global grid `(nx, ny)` it was configured for.
+    fn grid(&self) -> UVec2;
+    /// The bytes of the WGSL `Params` uniform.
+    fn params(&self) -> Vec<u8>;
+    /// The constant fields, in the layout the kernel's WGSL reads from `consts` (at least one
+    /// value, so that the buffer can be bound).
+    fn constants(&self) -> &[f32];
+    /// The state at step 0, one field per [`KernelSpec::fields`].
+    fn initial_state(&self) -> Vec<GlobalField>;
+    /// CPU twin of a [`Driver::Point`] stage: the new values at global point `at` (on the
+    /// untranslated grid) from its window.
+    fn point(&self, stage: usize, at: UVec2, window: &Window) -> Values;
+    /// CPU twin of a [`Driver::Rows3`] stage.
+    fn rows3(&self) -> Option<Rows3> {
+        None
+    }
+    /// The parameters, one line per item, for reports.
+    fn describe(&self) -> Vec<(String, String)>;
+    /// Model time of one step in seconds, where the kernel has one.
+    fn seconds_per_step(&self) -> Option<f64> {
+        None
+    }
+    /// Checks a state read back after `step` steps (a blown-up run is an error naming where).
+    fn check_state(&self, _state: &[GlobalField], _step: u64) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The registry: every kernel by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelKind {
     /// 5-point heat equation (section 4.2.1), 9 FLOPs per point.
     Heat5,
     /// 9-point heat equation, 17 FLOPs per point.
     Heat9,
+    /// Shallow-water equations (section 4.2.2), two half steps.
+    Swe,
 }
 
 impl KernelKind {
     /// All kernels, for help texts and tests.
-    pub const ALL: [KernelKind; 2] = [KernelKind::Heat5, KernelKind::Heat9];
+    pub const ALL: [KernelKind; 3] = [KernelKind::Heat5, KernelKind::Heat9, KernelKind::Swe];
+    /// The heat kernels (one field, one stage).
+    pub const HEAT: [KernelKind; 2] = [KernelKind::Heat5, KernelKind::Heat9];
 
-    /// The name used on the command line and for the WGSL file.
-    pub fn name(self) -> &'static str {
+    /// What the kernel declares.
+    pub fn spec(self) -> &'static KernelSpec {
         match self {
-            KernelKind::Heat5 => "heat5",
-            KernelKind::Heat9 => "heat9",
+            KernelKind::Heat5 => &heat::HEAT5,
+            KernelKind::Heat9 => &heat::HEAT9,
+            KernelKind::Swe => &swe::SWE,
         }
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        self.spec().name
     }
 
     /// Parses a kernel name.
@@ -55,44 +250,62 @@ impl KernelKind {
 
     /// FLOPs per point per step (the paper's Table 4).
     pub fn flops_per_point(self) -> u64 {
-        match self {
-            KernelKind::Heat5 => 9,
-            KernelKind::Heat9 => 17,
+        self.spec().flops_per_point()
+    }
+
+    /// The kernel configured from `options` for a `grid` of points.
+    pub fn configure(self, options: &KernelOptions, grid: UVec2) -> Result<Arc<dyn Kernel>> {
+        let init = options.init.as_deref();
+        Ok(match self {
+            KernelKind::Heat5 | KernelKind::Heat9 => {
+                let init = crate::field::InitialCondition::parse(init.unwrap_or("gauss"))?;
+                Arc::new(heat::Heat::new(self, options.heat, init, grid)?)
+            }
+            KernelKind::Swe => {
+                let mut config = options.swe.clone();
+                if let Some(init) = init {
+                    config.init = swe::SweInit::parse(init)?;
+                }
+                Arc::new(swe::Swe::new(config, grid)?)
+            }
+        })
+    }
+}
+
+/// Everything a command line can say about a kernel; each kernel reads its own part.
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions {
+    pub heat: HeatCoefficients,
+    pub swe: swe::SweConfig,
+    /// The initial condition in the kernel's own syntax (its default when `None`).
+    pub init: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translations_add_up_per_step() {
+        for kind in KernelKind::ALL {
+            let spec = kind.spec();
+            assert_eq!(spec.shift_after(0), 0);
+            let s = spec.stages.len() as u64;
+            assert_eq!(spec.shift_after(3 * s), 3 * spec.shift_per_step() as u64);
+            assert_eq!(spec.shift_per_step(), 1, "{}", spec.name);
+            for stage in spec.stages {
+                assert!(stage.origin <= 0 && stage.origin >= -(spec.comm_width as i32));
+            }
         }
     }
 
-    /// The stencil reaches these values of `p` (the translation per step).
-    pub fn supported_p(self) -> &'static [u32] {
-        &[1]
-    }
-
-    /// Checks that `p` is supported by this kernel.
-    pub fn check_p(self, p: u32) -> Result<()> {
-        if self.supported_p().contains(&p) {
-            Ok(())
-        } else {
-            Err(invalid!(
-                "p = {p} is not supported by {}: allowed {:?}",
-                self.name(),
-                self.supported_p()
-            ))
-        }
-    }
-
-    /// The stencil weights of this kernel for the given coefficients.
-    pub fn weights(self, c: &HeatCoefficients) -> Weights {
-        match self {
-            KernelKind::Heat5 => c.five_point(),
-            KernelKind::Heat9 => c.nine_point(),
-        }
-    }
-
-    /// One point update on the CPU, in the same operation order as the WGSL kernel.
-    #[inline(always)]
-    pub fn point(self, w: &Weights, nb: &Neighbourhood) -> f32 {
-        match self {
-            KernelKind::Heat5 => heat5_point(w, nb),
-            KernelKind::Heat9 => heat9_point(w, nb),
+    #[test]
+    fn heat_io_is_table6() {
+        for kind in KernelKind::HEAT {
+            let spec = kind.spec();
+            for n in [1u64, 2, 8, 64] {
+                assert_eq!(spec.io_words_per_pe(n as u32), (spec.paper_io.0)(n));
+            }
         }
     }
 }

@@ -42,7 +42,7 @@ fn join(v: &[u32]) -> u64 {
 pub struct GpuClocks {
     ctx: Arc<GpuContext>,
     clocks: [wgpu::Buffer; 2],
-    pipelines: [wgpu::ComputePipeline; 4],
+    pipelines: [crate::gpu::Pipeline; 4],
     groups: [wgpu::BindGroup; 2],
     strip_size: (u32, u32),
     pe_size: (u32, u32),
@@ -107,13 +107,13 @@ impl GpuClocks {
             ["send", "pes", "consume", "tick"].map(|entry| ctx.pipeline(entry, &source, entry));
         let groups = [0, 1].map(|x| {
             let buffers = [
-                &uniform,
-                &clocks[x],
-                &clocks[1 - x],
-                &free_at,
-                &arrivals,
-                &consumed,
-                &counters,
+                ("model", &uniform),
+                ("old", &clocks[x]),
+                ("clocks", &clocks[1 - x]),
+                ("free_at", &free_at),
+                ("arrivals", &arrivals),
+                ("consumed", &consumed),
+                ("counters", &counters),
             ];
             ctx.bind_group(&pipelines[1], &buffers)
         });
@@ -136,7 +136,7 @@ impl GpuClocks {
             .run_steps(self.step, steps, self.pes, |pass, step| {
                 pass.set_bind_group(0, &self.groups[(step % 2) as usize], &[]);
                 for (pipeline, size) in self.pipelines.iter().zip(sizes) {
-                    pass.set_pipeline(pipeline);
+                    pass.set_pipeline(&pipeline.raw);
                     pass.dispatch_workgroups(size.0, size.1, 1);
                 }
             })?;

@@ -7,7 +7,8 @@ pub mod params;
 pub mod predict;
 pub mod reproduce;
 
+pub use crate::kernels::CostModel;
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 pub use gpu::GpuClocks;
-pub use params::{CostModel, Method, TimingParams};
+pub use params::{Method, TimingParams};
 pub use predict::{predict, Bound, PredictConfig, Prediction, Telemetry, TelemetryPlan};

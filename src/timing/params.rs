@@ -3,55 +3,8 @@
 
 use std::path::Path;
 
-use crate::kernels::KernelKind;
-use crate::wafer::WaferGeometry;
+use crate::kernels::{CostModel, KernelKind};
 use crate::{invalid, Result};
-
-/// Cycles one PE spends on one step, `f(n) = a0 + a1 n + a2 n^2` (Table 6).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CostModel {
-    pub a0: f64,
-    pub a1: f64,
-    pub a2: f64,
-}
-
-impl CostModel {
-    /// Table 6's fit for a kernel.
-    pub fn table6(kernel: KernelKind) -> Self {
-        match kernel {
-            KernelKind::Heat5 => Self {
-                a0: 105.0,
-                a1: 3.74,
-                a2: 6.72,
-            },
-            KernelKind::Heat9 => Self {
-                a0: 97.0,
-                a1: 3.5,
-                a2: 9.37,
-            },
-        }
-    }
-
-    /// `f(n)` in cycles.
-    pub fn cycles(&self, n: u32) -> f64 {
-        let n = n as f64;
-        self.a0 + self.a1 * n + self.a2 * n * n
-    }
-
-    /// The part of `f(n)` that needs no received data: the points whose stencil reads only
-    /// owned cells, `(n - w)^2` of the `n^2`, at the quadratic rate. The rest, `edge`, waits
-    /// for the package: the fixed and linear terms (per-step and per-row overheads) and the
-    /// `n^2 - (n - w)^2` points whose stencil reaches into the comm layer.
-    pub fn interior(&self, n: u32, w: u32) -> f64 {
-        let inner = n.saturating_sub(w) as f64;
-        self.a2 * inner * inner
-    }
-
-    /// `f(n) - interior`: the work done after the package arrives.
-    pub fn edge(&self, n: u32, w: u32) -> f64 {
-        self.cycles(n) - self.interior(n, w)
-    }
-}
 
 /// How the grid is split across PEs and wafers (the paper's Table 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +82,7 @@ impl TimingParams {
     pub fn paper(kernel: KernelKind) -> Self {
         Self {
             kernel,
-            cost: CostModel::table6(kernel),
+            cost: kernel.spec().cost,
             clock_hz: 0.75e9,
             peak_flops_per_cycle: 2.0,
             hop_latency_s: 1.5e-9,
@@ -232,15 +185,10 @@ impl TimingParams {
         Ok(())
     }
 
-    /// Words each PE receives per step, from the kernel's real package layout: its comm layer.
+    /// Words each PE receives per step, from the kernel's real package layout (its comm
+    /// layers, and the constant fields that travel with their points).
     pub fn io_words_per_pe(&self, n: u32) -> u64 {
-        let geometry = WaferGeometry {
-            pes_x: 1,
-            pes_y: 1,
-            n,
-            p: self.kernel.supported_p()[0],
-        };
-        geometry.comm_cells() as u64
+        self.kernel.spec().io_words_per_pe(n)
     }
 
     /// Seconds per cycle.

@@ -65,13 +65,28 @@ pub fn cluster_problem(
         e: -0.2,
         dt: 0.2,
     };
-    let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
     let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
-    Problem::new(
+    Problem::heat(
         kernel,
         coefficients,
         cluster,
         InitialCondition::Random { seed },
     )
     .unwrap()
+}
+
+/// A shallow-water problem over the 1-degree relief with random perturbations (every bit
+/// matters), on a cluster of `wafers` wafers of `pes` PEs.
+pub fn swe_problem(wafers: (u32, u32), pes: (u32, u32), n: u32, seed: u64) -> Problem {
+    use wafer_emu::kernels::swe::{Swe, SweConfig, SweInit};
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+    let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
+    let (nx, ny) = cluster.whole().unwrap().global_size();
+    let config = SweConfig {
+        init: SweInit::Random { seed },
+        ..SweConfig::default()
+    };
+    let kernel = Swe::new(config, glam::UVec2::new(nx, ny)).unwrap();
+    Problem::new(std::sync::Arc::new(kernel), cluster).unwrap()
 }

@@ -1,4 +1,5 @@
-// Blocks of points for the stencil drivers (wafer and global), over the kernel's `stencil_point`.
+// import common kernel
+// Blocks of points for the Rows3 drivers (wafer and global), over the kernel's `stencil_point`.
 
 // Columns one compute invocation updates. It keeps three rows of BLOCK_COLS + 2 values in
 // registers (scalars, not an array: arrays of this size end up in memory on llvmpipe).
@@ -10,7 +11,7 @@ struct Window {
 }
 
 // The new values of the BLOCK_COLS columns of row `mid`, from rows below and above.
-fn update_block(w: Weights, b: Window, m: Window, a: Window) -> array<f32, 8> {
+fn update_block(w: Params, b: Window, m: Window, a: Window) -> array<f32, 8> {
     return array<f32, 8>(
         stencil_point(w, vec3(b.v0, b.v1, b.v2), vec3(m.v0, m.v1, m.v2), vec3(a.v0, a.v1, a.v2)),
         stencil_point(w, vec3(b.v1, b.v2, b.v3), vec3(m.v1, m.v2, m.v3), vec3(a.v1, a.v2, a.v3)),

@@ -1,8 +1,182 @@
 //! Heat equation `u' = A u_xx + C u_yy + D u_x + E u_y`, forward Euler (section 4.2.1).
-//! Grid spacing is 1 in both directions; `dt` is the time step.
+//! Grid spacing is 1 in both directions; `dt` is the time step. One field, one stage: the
+//! 3 x 3 window centred on the point (`w = 2`, `p = 1`), driven in rolling rows.
 
-use super::Neighbourhood;
+use glam::UVec2;
+
+use super::{
+    CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood, Rows3, Stage, Values, Window,
+};
+use crate::field::{GlobalField, InitialCondition};
 use crate::{invalid, Result};
+
+/// One stage: the window centred on the point.
+const fn stage(name: &'static str, flops: u64) -> [Stage; 1] {
+    [Stage {
+        name,
+        origin: -1,
+        flops,
+        driver: Driver::Rows3,
+    }]
+}
+
+const HEAT5_STAGES: [Stage; 1] = stage("heat5", 9);
+const HEAT9_STAGES: [Stage; 1] = stage("heat9", 17);
+
+/// Table 6: both heat codes receive `4n + 4` words per PE and step.
+fn table6_io(n: u64) -> u64 {
+    4 * n + 4
+}
+
+pub static HEAT5: KernelSpec = KernelSpec {
+    kind: KernelKind::Heat5,
+    name: "heat5",
+    summary: "5-point heat equation, forward Euler (9 FLOPs per point)",
+    fields: &["u"],
+    stages: &HEAT5_STAGES,
+    comm_width: 2,
+    wgsl: concat!(include_str!("params.wgsl"), include_str!("heat5.wgsl")),
+    cost: CostModel {
+        a0: 105.0,
+        a1: 3.74,
+        a2: 6.72,
+    },
+    paper_io: (table6_io, "4n+4"),
+    travelling_constants: 0,
+};
+
+pub static HEAT9: KernelSpec = KernelSpec {
+    kind: KernelKind::Heat9,
+    name: "heat9",
+    summary: "9-point heat equation, forward Euler (17 FLOPs per point)",
+    fields: &["u"],
+    stages: &HEAT9_STAGES,
+    comm_width: 2,
+    wgsl: concat!(include_str!("params.wgsl"), include_str!("heat9.wgsl")),
+    cost: CostModel {
+        a0: 97.0,
+        a1: 3.5,
+        a2: 9.37,
+    },
+    paper_io: (table6_io, "4n+4"),
+    travelling_constants: 0,
+};
+
+/// A heat kernel configured for one grid.
+#[derive(Clone, Debug)]
+pub struct Heat {
+    kind: KernelKind,
+    pub coefficients: HeatCoefficients,
+    weights: Weights,
+    init: InitialCondition,
+    grid: UVec2,
+    /// Heat reads no constant field; one value keeps the binding valid.
+    constants: [f32; 1],
+}
+
+/// `struct Params` of `params.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HeatParams {
+    pub rows: [[f32; 4]; 3],
+}
+
+impl Heat {
+    /// Checks the coefficients (stable, every weight non-negative) for `kind` on `grid`.
+    pub fn new(
+        kind: KernelKind,
+        coefficients: HeatCoefficients,
+        init: InitialCondition,
+        grid: UVec2,
+    ) -> Result<Self> {
+        coefficients.validate()?;
+        let weights = match kind {
+            KernelKind::Heat5 => coefficients.five_point(),
+            KernelKind::Heat9 => coefficients.nine_point(),
+            KernelKind::Swe => return Err(invalid!("swe is not a heat kernel")),
+        };
+        if let Some(w) = weights.rows.iter().flatten().find(|&&w| w < 0.0) {
+            let HeatCoefficients { a, c, d, e, dt } = coefficients;
+            return Err(invalid!(
+                "A = {a}, C = {c}, D = {d}, E = {e}, dt = {dt} give {} a negative weight ({w}), \
+                 which makes forward Euler unstable: allowed every weight >= 0 \
+                 (for heat5: |D| <= 2A, |E| <= 2C, dt <= 0.5/(A+C))",
+                kind.name()
+            ));
+        }
+        Ok(Self {
+            kind,
+            coefficients,
+            weights,
+            init,
+            grid,
+            constants: [0.0],
+        })
+    }
+
+    /// The stencil weights.
+    pub fn weights(&self) -> Weights {
+        self.weights
+    }
+}
+
+impl Kernel for Heat {
+    fn spec(&self) -> &'static KernelSpec {
+        self.kind.spec()
+    }
+
+    fn grid(&self) -> UVec2 {
+        self.grid
+    }
+
+    fn params(&self) -> Vec<u8> {
+        let params = HeatParams {
+            rows: self.weights.rows.map(|[a, b, c]| [a, b, c, 0.0]),
+        };
+        bytemuck::bytes_of(&params).to_vec()
+    }
+
+    fn constants(&self) -> &[f32] {
+        &self.constants
+    }
+
+    fn initial_state(&self) -> Vec<GlobalField> {
+        vec![self.init.field(self.grid.x, self.grid.y)]
+    }
+
+    fn point(&self, _stage: usize, _at: UVec2, window: &Window) -> Values {
+        let nb = window.cur[0];
+        [(self.rows3_point())(&self.weights, &nb), 0.0, 0.0, 0.0]
+    }
+
+    fn rows3(&self) -> Option<Rows3> {
+        Some(Rows3 {
+            point: self.rows3_point(),
+            weights: self.weights,
+        })
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        let HeatCoefficients { a, c, d, e, dt } = self.coefficients;
+        vec![
+            (
+                "coefficients".into(),
+                format!("A = {a}, C = {c}, D = {d}, E = {e}"),
+            ),
+            ("dt".into(), dt.to_string()),
+            ("init".into(), format!("{:?}", self.init)),
+        ]
+    }
+}
+
+impl Heat {
+    fn rows3_point(&self) -> fn(&Weights, &Neighbourhood) -> f32 {
+        match self.kind {
+            KernelKind::Heat9 => heat9_point,
+            _ => heat5_point,
+        }
+    }
+}
 
 /// The PDE coefficients and the time step.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,6 +1,6 @@
 // 9-point heat equation, forward Euler: row by row from below-left.
-// Twin: src/kernels/heat.rs `heat9_point`.
-fn stencil_point(weights: Weights, below: vec3<f32>, mid: vec3<f32>, above: vec3<f32>) -> f32 {
+// Twin: mod.rs `heat9_point`.
+fn stencil_point(weights: Params, below: vec3<f32>, mid: vec3<f32>, above: vec3<f32>) -> f32 {
     var y = weights.rows[0].x * below.x;
     y += weights.rows[0].y * below.y;
     y += weights.rows[0].z * below.z;

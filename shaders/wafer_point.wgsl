@@ -1,0 +1,60 @@
+// import links kernel
+// Table 3's compute of a Point stage on the dispatch's PEs: one invocation per owned point
+// writes y[i+w][j+w] (every state field) from the kernel's stage function, which reads the
+// window [i, i+w] x [j, j+w] of the remapped state through `cur` and of the step's start
+// through `base`, and gets the global point it writes: the frame point minus the kernel's
+// translation after this remap (`clock` counts the wafer's remaps, this one included).
+
+@group(0) @binding(3) var<uniform> params: Params;
+@group(0) @binding(4) var<storage, read> x: array<f32>;
+@group(0) @binding(5) var<storage, read> x0: array<f32>;
+@group(0) @binding(6) var<storage, read_write> y: array<f32>;
+@group(0) @binding(7) var<storage, read> consts: array<f32>;
+@group(0) @binding(8) var<storage, read> clock: array<u32>;
+
+// SRAM index (field 0) of the window's lower-left cell.
+var<private> window_at: u32;
+
+fn cur(f: u32, dx: u32, dy: u32) -> f32 {
+    return x[f * wafer.plane + window_at + dy * wafer.stride + dx];
+}
+
+fn base(f: u32, dx: u32, dy: u32) -> f32 {
+    return x0[f * wafer.plane + window_at + dy * wafer.stride + dx];
+}
+
+// Translation of the grid after `remaps` remaps.
+fn shift_after(remaps: u32) -> u32 {
+    return remaps / wafer.stages * wafer.shift_per_step + wafer.partial[remaps % wafer.stages];
+}
+
+@compute @workgroup_size(64)
+fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let id = linear_id(gid, groups);
+    let n = wafer.n;
+    let rect = dispatch.pes;
+    let rect_x = rect.z - rect.x;
+    let in_rect = rect_x * (rect.w - rect.y);
+    let item = id / (n * n);
+    if item >= dispatch.count * in_rect {
+        return;
+    }
+    let local = dispatch.first + item / in_rect;
+    let px = rect.x + item % in_rect % rect_x;
+    let py = rect.y + item % in_rect / rect_x;
+    let i = id % (n * n) / n;
+    let j = id % n;
+    let block = local * cluster.wafer_cells + (py * wafer.pes_x + px) * wafer.block;
+    window_at = block + i * wafer.stride + j;
+    // Frame point of the written cell on the whole cluster, minus the translation.
+    let k = wafer_ids[local];
+    let shift = shift_after(clock[local]);
+    let gx = ((k % cluster.wafers_x) * wafer.pes_x + px) * n + j;
+    let gy = ((k / cluster.wafers_x) * wafer.pes_y + py) * n + i;
+    let at = vec2<u32>((gx + wafer.nx - shift % wafer.nx) % wafer.nx, (gy + wafer.ny - shift % wafer.ny) % wafer.ny);
+    let fresh = stage_point(at);
+    let out = block + (i + wafer.w) * wafer.stride + j + wafer.w;
+    for (var f = 0u; f < FIELDS; f++) {
+        y[f * wafer.plane + out] = fresh[f];
+    }
+}
