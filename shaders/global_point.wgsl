@@ -14,10 +14,13 @@
 var<private> window_x: u32;
 var<private> window_y: u32;
 
+// The window lies within one turn of the torus of the point: wrap by one subtraction.
+fn wrap(i: u32, size: u32) -> u32 {
+    return select(i, i - size, i >= size);
+}
+
 fn window_index(dx: u32, dy: u32) -> u32 {
-    let col = (window_x + dx) % grid.nx;
-    let row = (window_y + dy) % grid.ny;
-    return row * grid.nx + col;
+    return wrap(window_y + dy, grid.ny) * grid.nx + wrap(window_x + dx, grid.nx);
 }
 
 fn cur(f: u32, dx: u32, dy: u32) -> f32 {
@@ -34,10 +37,11 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if id >= grid.plane {
         return;
     }
-    let at = vec2<u32>(id % grid.nx, id / grid.nx);
+    let row = id / grid.nx;
+    let at = vec2<u32>(id - row * grid.nx, row);
     // ORIGIN is in [-w, 0]: add one turn of the torus to stay unsigned.
-    window_x = u32(i32(at.x + grid.nx) + ORIGIN);
-    window_y = u32(i32(at.y + grid.ny) + ORIGIN);
+    window_x = wrap(u32(i32(at.x + grid.nx) + ORIGIN), grid.nx);
+    window_y = wrap(u32(i32(at.y + grid.ny) + ORIGIN), grid.ny);
     let fresh = stage_point(at);
     for (var f = 0u; f < FIELDS; f++) {
         y[f * grid.plane + id] = fresh[f];

@@ -35,23 +35,31 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let rect = dispatch.pes;
     let rect_x = rect.z - rect.x;
     let in_rect = rect_x * (rect.w - rect.y);
+    // Divisions are dear on some adapters: each quotient gives its remainder.
     let item = id / (n * n);
     if item >= dispatch.count * in_rect {
         return;
     }
-    let local = dispatch.first + item / in_rect;
-    let px = rect.x + item % in_rect % rect_x;
-    let py = rect.y + item % in_rect / rect_x;
-    let i = id % (n * n) / n;
-    let j = id % n;
+    let wafer_item = item / in_rect;
+    let pe = item - wafer_item * in_rect;
+    let pe_row = pe / rect_x;
+    let local = dispatch.first + wafer_item;
+    let px = rect.x + pe - pe_row * rect_x;
+    let py = rect.y + pe_row;
+    let cell = id - item * n * n;
+    let i = cell / n;
+    let j = cell - i * n;
     let block = local * cluster.wafer_cells + (py * wafer.pes_x + px) * wafer.block;
     window_at = block + i * wafer.stride + j;
     // Frame point of the written cell on the whole cluster, minus the translation.
     let k = wafer_ids[local];
     let shift = shift_after(clock[local]);
-    let gx = ((k % cluster.wafers_x) * wafer.pes_x + px) * n + j;
-    let gy = ((k / cluster.wafers_x) * wafer.pes_y + py) * n + i;
-    let at = vec2<u32>((gx + wafer.nx - shift % wafer.nx) % wafer.nx, (gy + wafer.ny - shift % wafer.ny) % wafer.ny);
+    let wy = k / cluster.wafers_x;
+    let gx = ((k - wy * cluster.wafers_x) * wafer.pes_x + px) * n + j;
+    let gy = (wy * wafer.pes_y + py) * n + i;
+    let ax = gx + wafer.nx - shift % wafer.nx;
+    let ay = gy + wafer.ny - shift % wafer.ny;
+    let at = vec2<u32>(select(ax, ax - wafer.nx, ax >= wafer.nx), select(ay, ay - wafer.ny, ay >= wafer.ny));
     let fresh = stage_point(at);
     let out = block + (i + wafer.w) * wafer.stride + j + wafer.w;
     for (var f = 0u; f < FIELDS; f++) {

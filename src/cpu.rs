@@ -9,9 +9,9 @@ use rayon::prelude::*;
 
 use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
-use crate::kernels::{Driver, Kernel, Neighbourhood, Rows3, Window, MAX_WINDOW};
+use crate::kernels::{Kernel, RowWindow, RowsOut, MAX_FIELDS, MAX_WINDOW};
 use crate::model::{Problem, Simulator};
-use crate::wafer::{StageSlots, WaferGeometry};
+use crate::wafer::StageSlots;
 use crate::{Error, Result};
 
 /// A package on a link: one vector per state field.
@@ -127,139 +127,119 @@ fn remap_wafer(
     for (f, plane) in sram[slots.cur].iter_mut().enumerate() {
         receive_plane(c, plane, &left[f], &below[f]);
     }
-    let stage = spec.stages[(remap % spec.stages.len() as u64) as usize];
+    let stage = (remap % spec.stages.len() as u64) as usize;
     let mut out = std::mem::take(&mut sram[slots.out]);
-    let (cur, base) = (&sram[slots.cur], &sram[slots.base]);
-    match (stage.driver, kernel.rows3()) {
-        (Driver::Rows3, Some(rule)) => compute_rows3(&c.wafer, rule, &cur[0], &mut out[0]),
-        _ => {
-            let shift = spec.shift_after(remap + 1);
-            let first = k * c.wafer.pe_count();
-            let pe_of = |b: usize| c.block_pe(first + b);
-            let stage = (remap % spec.stages.len() as u64) as usize;
-            compute_points(c, kernel, stage, (cur, base), &mut out, (shift, &pe_of));
-        }
-    }
+    let first = k * c.wafer.pe_count();
+    let pe_of = |b: usize| c.block_pe(first + b);
+    let states = (&sram[slots.cur][..], &sram[slots.base][..]);
+    let at = (spec.shift_after(remap + 1), &pe_of as _);
+    compute_stage(c, (kernel, stage), states, &mut out, at);
     sram[slots.out] = out;
 }
 
 /// Table 3's `sendrecv` on every PE of one field: each block gets its comm layer from its
 /// wafer's owned cells and the packages.
-fn receive_plane(c: &ClusterGeometry, plane: &mut Vec<f32>, left: &[f32], below: &[f32]) {
-    let block = c.wafer.block_cells();
-    let mut received = plane.clone();
-    let source = &*plane;
-    received
+fn receive_plane(c: &ClusterGeometry, plane: &mut [f32], left: &[f32], below: &[f32]) {
+    let (block, comm) = (c.wafer.block_cells(), c.wafer.comm_cells());
+    let mut layers = vec![0.0; c.wafer.pe_count() * comm];
+    layers
+        .par_chunks_mut(comm)
+        .enumerate()
+        .for_each(|(pe, layer)| package::receive(c, plane, pe, layer, left, below));
+    plane
         .par_chunks_mut(block)
-        .enumerate()
-        .for_each(|(pe, out)| package::receive(c, source, pe, out, left, below));
-    *plane = received;
+        .zip(layers.par_chunks(comm))
+        .for_each(|(block, layer)| package::write_comm_layer(&c.wafer, block, layer));
 }
 
-/// A [`Driver::Rows3`] stage on every PE: a row of PEs per task.
-fn compute_rows3(g: &WaferGeometry, rule: Rows3, x: &[f32], y: &mut [f32]) {
-    let block = g.block_cells();
-    y.par_chunks_mut(g.pes_x as usize * block)
-        .enumerate()
-        .for_each(|(py, y_row)| {
-            for (px, y) in y_row.chunks_mut(block).enumerate() {
-                let pe = py * g.pes_x as usize + px;
-                let x = &x[pe * block..(pe + 1) * block];
-                compute_block(g, x, y, |nb| (rule.point)(&rule.weights, nb));
-            }
-        });
-}
-
-/// One PE's Rows3 compute over its `n x n` owned points.
-#[inline(always)]
-fn compute_block(
-    g: &WaferGeometry,
-    x: &[f32],
-    y: &mut [f32],
-    point: impl Fn(&Neighbourhood) -> f32,
+/// Runs stage `stage` of `kernel` over the run of points that starts at global point `at`,
+/// split where it passes the grid's last column.
+fn stage_run(
+    (kernel, stage): (&dyn Kernel, usize),
+    at: UVec2,
+    window: &RowWindow,
+    out: &mut RowsOut,
 ) {
-    let (s, n, w) = (g.stride() as usize, g.n as usize, g.w() as usize);
-    for i in 0..n {
-        // Rows i ..= i+2 from column 0: n + 2 values each.
-        let row = |r: usize| &x[r * s..r * s + n + 2];
-        let out = &mut y[(i + w) * s + w..(i + w) * s + w + n];
-        update_row(row(i), row(i + 1), row(i + 2), out, &point);
+    let len = out[0].len();
+    let first = ((kernel.grid().x - at.x) as usize).min(len);
+    for (from, to, x) in [(0, first, at.x), (first, len, 0)] {
+        if from < to {
+            let mut part = out.each_mut().map(|o| {
+                let to = to.min(o.len());
+                &mut o[from.min(to)..to]
+            });
+            kernel.stage_row(stage, UVec2::new(x, at.y), &window.skip(from), &mut part);
+        }
     }
 }
 
-/// `out[j]` from columns `j ..= j+2` of three rows (below, middle, above) of `out.len() + 2`
-/// values; the slices are cut to exact lengths so that the loop vectorises without bounds checks.
-#[inline(always)]
-fn update_row(
-    below: &[f32],
-    mid: &[f32],
-    above: &[f32],
-    out: &mut [f32],
-    point: &impl Fn(&Neighbourhood) -> f32,
-) {
-    let n = out.len();
-    let (b, m, a) = (&below[..n + 2], &mid[..n + 2], &above[..n + 2]);
-    for j in 0..n {
-        out[j] = point(&[
-            [b[j], b[j + 1], b[j + 2]],
-            [m[j], m[j + 1], m[j + 2]],
-            [a[j], a[j + 1], a[j + 2]],
-        ]);
+/// Output rows of every field cut into `count` chunks of `cells`, by chunk.
+fn rows_out(out: &mut [Vec<f32>], count: usize, cells: usize) -> Vec<RowsOut<'_>> {
+    let mut rows: Vec<RowsOut> = (0..count).map(|_| Default::default()).collect();
+    for (f, plane) in out.iter_mut().enumerate() {
+        for (row, chunk) in rows.iter_mut().zip(plane.chunks_mut(cells)) {
+            row[f] = chunk;
+        }
     }
+    rows
 }
 
-/// A [`Driver::Point`] stage on every PE of a wafer: `y[i+w][j+w]` from the window
-/// `[i, i+w] x [j, j+w]` of the remapped state and the step's start, at the global point the
-/// written cell holds after the translation by `shift`.
-fn compute_points(
+/// Rows `dy = 0 ..= w` of every field of `plane`, `len` values each, the first from `start`
+/// and the next every `stride`.
+fn window_rows(
+    plane: &[Vec<f32>],
+    (start, stride, len): (usize, usize, usize),
+    w: usize,
+) -> [[&[f32]; MAX_WINDOW]; MAX_FIELDS] {
+    std::array::from_fn(|f| {
+        std::array::from_fn(|dy| match plane.get(f) {
+            Some(p) if dy <= w => &p[start + dy * stride..][..len],
+            _ => &[][..],
+        })
+    })
+}
+
+/// A stage on every PE of a wafer, a row of PEs per task: row `i` of a PE's owned points,
+/// `y[i+w][w..w+n]`, from rows `i ..= i+w` of the remapped state and the step's start, at the
+/// global points the written cells hold after the translation by `shift`.
+fn compute_stage(
     c: &ClusterGeometry,
-    kernel: &dyn Kernel,
-    stage: usize,
+    kernel: (&dyn Kernel, usize),
     (cur, base): (&[Vec<f32>], &[Vec<f32>]),
     out: &mut [Vec<f32>],
     (shift, pe_of): (u64, &(dyn Fn(usize) -> (u32, u32) + Sync)),
 ) {
     let g = c.wafer;
     let whole = c.whole().expect("validated");
-    let (block, s, w) = (g.block_cells(), g.stride() as usize, g.w() as usize);
-    let fields = cur.len();
-    let blocks: Vec<Vec<Vec<f32>>> = (0..g.pe_count())
-        .into_par_iter()
-        .map(|pe| {
-            let at_block = |plane: &[f32], cell: usize| plane[pe * block + cell];
-            let mut fresh = vec![vec![0.0; g.n as usize * g.n as usize]; fields];
-            let coords = pe_of(pe);
-            let mut window = Window::default();
-            for i in 0..g.n as usize {
-                for j in 0..g.n as usize {
-                    for f in 0..fields {
-                        for dy in 0..=w.min(MAX_WINDOW - 1) {
-                            for dx in 0..=w.min(MAX_WINDOW - 1) {
-                                let cell = (i + dy) * s + j + dx;
-                                window.cur[f][dy][dx] = at_block(&cur[f], cell);
-                                window.base[f][dy][dx] = at_block(&base[f], cell);
-                            }
-                        }
-                    }
-                    let cell = ((i + w) as u32, (j + w) as u32);
-                    let (x, y) = whole.owned_point(coords, cell, shift);
-                    let values = kernel.point(stage, UVec2::new(x, y), &window);
-                    for f in 0..fields {
-                        fresh[f][i * g.n as usize + j] = values[f];
-                    }
+    let (block, s, w, n) = (
+        g.block_cells(),
+        g.stride() as usize,
+        g.w() as usize,
+        g.n as usize,
+    );
+    let pes_x = g.pes_x as usize;
+    rows_out(out, g.pes_y as usize, pes_x * block)
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(py, outs)| {
+            for px in 0..pes_x {
+                let pe = py * pes_x + px;
+                let coords = pe_of(pe);
+                for i in 0..n {
+                    let rows = (pe * block + i * s, s, n + w);
+                    let window = RowWindow {
+                        cur: window_rows(cur, rows, w),
+                        base: window_rows(base, rows, w),
+                    };
+                    let at = px * block + (i + w) * s + w;
+                    let mut row = outs
+                        .each_mut()
+                        .map(|o| o.get_mut(at..at + n).unwrap_or_default());
+                    let (x, y) = whole.owned_point(coords, ((i + w) as u32, w as u32), shift);
+                    stage_run(kernel, UVec2::new(x, y), &window, &mut row);
                 }
             }
-            fresh
-        })
-        .collect();
-    for (pe, fresh) in blocks.into_iter().enumerate() {
-        for (f, values) in fresh.into_iter().enumerate() {
-            for (i, row) in values.chunks(g.n as usize).enumerate() {
-                let at = pe * block + (i + w) * s + w;
-                out[f][at..at + row.len()].copy_from_slice(row);
-            }
-        }
-    }
+        });
 }
 
 impl Simulator for CpuCluster {
@@ -390,71 +370,56 @@ impl CpuGlobal {
         let k = (self.remaps % spec.stages.len() as u64) as usize;
         let slots = StageSlots::of(spec.stages.len(), self.remaps);
         let mut out = std::mem::take(&mut self.slots[slots.out]);
-        let (cur, base) = (&self.slots[slots.cur], &self.slots[slots.base]);
-        let stage = spec.stages[k];
-        match (stage.driver, self.kernel.rows3()) {
-            (Driver::Rows3, Some(rule)) => global_rows3(self.grid, rule, &cur[0], &mut out[0]),
-            _ => {
-                let context = (&*self.kernel, k, stage.origin, spec.comm_width);
-                global_points(self.grid, context, (cur, base), &mut out);
-            }
-        }
+        let states = (&self.slots[slots.cur][..], &self.slots[slots.base][..]);
+        global_stage(self.grid, (&*self.kernel, k), states, &mut out);
         self.slots[slots.out] = out;
         self.remaps += 1;
     }
 }
 
-/// A Rows3 stage on the periodic global grid.
-fn global_rows3(grid: UVec2, rule: Rows3, u: &[f32], next: &mut [f32]) {
-    let (nx, ny) = (grid.x as usize, grid.y as usize);
-    next.par_chunks_mut(nx).enumerate().for_each(|(y, out)| {
-        let rows = [(y + ny - 1) % ny, y, (y + 1) % ny].map(|r| &u[r * nx..(r + 1) * nx]);
-        for (x, o) in out.iter_mut().enumerate() {
-            let cols = [(x + nx - 1) % nx, x, (x + 1) % nx];
-            let nb = rows.map(|r| cols.map(|c| r[c]));
-            *o = (rule.point)(&rule.weights, &nb);
-        }
-    });
-}
-
-/// A Point stage on the periodic global grid: every point from the window at `origin`.
-fn global_points(
+/// A stage on the periodic global grid, a row per task: every point from the window at the
+/// stage's `origin`, its rows copied with their wrap.
+fn global_stage(
     grid: UVec2,
-    (kernel, stage, origin, w): (&dyn Kernel, usize, i32, u32),
+    kernel: (&dyn Kernel, usize),
     (cur, base): (&[Vec<f32>], &[Vec<f32>]),
     out: &mut [Vec<f32>],
 ) {
-    let (nx, ny) = (grid.x as i64, grid.y as i64);
-    let fields = cur.len();
-    let rows: Vec<Vec<[f32; crate::kernels::MAX_FIELDS]>> = (0..ny)
-        .into_par_iter()
-        .map(|y| {
-            let mut window = Window::default();
-            (0..nx)
-                .map(|x| {
-                    for dy in 0..=w as i64 {
-                        let row = (y + origin as i64 + dy).rem_euclid(ny);
-                        for dx in 0..=w as i64 {
-                            let col = (x + origin as i64 + dx).rem_euclid(nx);
-                            let at = (row * nx + col) as usize;
-                            for f in 0..fields {
-                                window.cur[f][dy as usize][dx as usize] = cur[f][at];
-                                window.base[f][dy as usize][dx as usize] = base[f][at];
-                            }
-                        }
-                    }
-                    kernel.point(stage, UVec2::new(x as u32, y as u32), &window)
-                })
-                .collect()
-        })
-        .collect();
-    for (y, row) in rows.into_iter().enumerate() {
-        for (x, values) in row.into_iter().enumerate() {
-            for f in 0..fields {
-                out[f][y * nx as usize + x] = values[f];
-            }
-        }
-    }
+    let spec = kernel.0.spec();
+    let (origin, w) = (
+        spec.stages[kernel.1].origin as i64,
+        spec.comm_width as usize,
+    );
+    let (nx, ny) = (grid.x as usize, grid.y as usize);
+    let wrap = |i: i64, n: usize| i.rem_euclid(n as i64) as usize;
+    rows_out(out, ny, nx)
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(y, out)| {
+            // Rows dy = 0 ..= w of every field, from column `origin`, nx + w values each.
+            let copy = |plane: &[Vec<f32>]| -> Vec<Vec<f32>> {
+                plane
+                    .iter()
+                    .map(|p| {
+                        (0..=w as i64)
+                            .flat_map(|dy| {
+                                let r = wrap(y as i64 + origin + dy, ny) * nx;
+                                (0..nx + w).map(move |x| p[r + wrap(x as i64 + origin, nx)])
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+            let (cur_rows, base_rows) = (copy(cur), copy(base));
+            let rows = (0, nx + w, nx + w);
+            let window = RowWindow {
+                cur: window_rows(&cur_rows, rows, w),
+                base: window_rows(&base_rows, rows, w),
+            };
+            kernel
+                .0
+                .stage_row(kernel.1, UVec2::new(0, y as u32), &window, out);
+        });
 }
 
 impl Simulator for CpuGlobal {

@@ -7,6 +7,7 @@
 //! its first `w` rows are the corner, forwarded from the up package that came from below.
 
 use super::ClusterGeometry;
+use crate::wafer::WaferGeometry;
 
 /// SRAM index (within one wafer's SRAM) of the owned cell at local frame point `(x, y)`.
 fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
@@ -40,16 +41,17 @@ pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f3
     package
 }
 
-/// Table 3's `sendrecv` for PE `pe` of one wafer: fills the comm layer of `block` (the PE's
-/// SRAM block) with the grid points of the same frame coordinates. Points on the wafer come
-/// from its SRAM `sram` (to the left and/or below), the others from the right package of the
-/// wafer to the left (`left`) or the up package of the wafer below (`below`). Runs of owned
-/// columns are copied whole.
+/// Table 3's `sendrecv` for PE `pe` of one wafer: the PE's comm layer, in the order
+/// [`write_comm_layer`] stores it (the `w` lower rows of the block, whole, then the `w` left
+/// columns of each owned row), from the grid points of the same frame coordinates. Points on
+/// the wafer come from its SRAM `sram` (to the left and/or below), the others from the right
+/// package of the wafer to the left (`left`) or the up package of the wafer below (`below`).
+/// Runs of owned columns are copied whole.
 pub fn receive(
     c: &ClusterGeometry,
     sram: &[f32],
     pe: usize,
-    block: &mut [f32],
+    layer: &mut [f32],
     left: &[f32],
     below: &[f32],
 ) {
@@ -63,10 +65,11 @@ pub fn receive(
         (true, false) => below[((y + w) * width + x) as usize],
         (false, _) => left[((y + w) * w + x + w) as usize],
     };
+    let (strip, columns) = layer.split_at_mut(w as usize * s);
     for line in 0..w {
         // Row `line` of the lower strip: w cells that may lie to the left, then one owned row.
         let y = y0 + line;
-        let row = &mut block[line as usize * s..(line as usize + 1) * s];
+        let row = &mut strip[line as usize * s..(line as usize + 1) * s];
         for j in 0..w {
             row[j as usize] = fetch(x0 + j, y);
         }
@@ -78,7 +81,7 @@ pub fn receive(
         // Column `line` of the left strip, rows [w, n + w).
         let x = x0 + line;
         for i in 0..n {
-            block[(i + w as usize) * s + line as usize] = match x {
+            columns[i * w as usize + line as usize] = match x {
                 0.. => sram[owned_index(c, x as u32, py * g.n) + i * s],
                 _ => left[((py * g.n) as usize + i + w as usize) * w as usize + (x + w) as usize],
             };
@@ -86,11 +89,20 @@ pub fn receive(
     }
 }
 
+/// Stores a comm layer from [`receive`] into a PE's SRAM block.
+pub fn write_comm_layer(g: &WaferGeometry, block: &mut [f32], layer: &[f32]) {
+    let (w, s) = (g.w() as usize, g.stride() as usize);
+    let (strip, columns) = layer.split_at(w * s);
+    block[..w * s].copy_from_slice(strip);
+    for (i, cells) in columns.chunks(w).enumerate() {
+        block[(i + w) * s..][..w].copy_from_slice(cells);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::field::InitialCondition;
-    use crate::wafer::WaferGeometry;
 
     /// Packages carried between the wafers fill every comm cell with the value the whole
     /// cluster's single-wafer `sendrecv` would copy there.
@@ -126,8 +138,10 @@ mod tests {
                 let below = &ups[c.upstream(k, super::super::Direction::Up)];
                 let part = &sram[k * per..(k + 1) * per];
                 let mut blocks = part.to_vec();
+                let mut layer = vec![0.0; wafer.comm_cells()];
                 for (b, block) in blocks.chunks_mut(wafer.block_cells()).enumerate() {
-                    receive(&c, part, b, block, left, below);
+                    receive(&c, part, b, &mut layer, left, below);
+                    write_comm_layer(&wafer, block, &layer);
                 }
                 let part = &blocks;
                 for b in 0..wafer.pe_count() {

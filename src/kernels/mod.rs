@@ -57,22 +57,21 @@ pub const MAX_FIELDS: usize = 4;
 /// Largest window side `w + 1` of any stage.
 pub const MAX_WINDOW: usize = 3;
 
-/// New values of the state fields at one point (the first `fields` are used).
-pub type Values = [f32; MAX_FIELDS];
-
 /// A 3 x 3 neighbourhood: rows below, middle and above; each row is left, centre, right.
 pub type Neighbourhood = [[f32; 3]; 3];
 
-/// How the engines drive a stage.
+/// The output rows of a stage: one run of written points per state field (unused fields
+/// empty).
+pub type RowsOut<'a> = [&'a mut [f32]; MAX_FIELDS];
+
+/// How the GPU engines drive a stage (the CPU engines call [`Kernel::stage_row`] for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Driver {
     /// One field and the 3 x 3 window centred on the point: the engines keep rolling rows of
-    /// it in registers and call the kernel's `stencil_point(params, below, mid, above)`
-    /// (WGSL) or [`Kernel::rows3`] (CPU).
+    /// it in registers and call the kernel's `stencil_point(params, below, mid, above)`.
     Rows3,
     /// Any fields: one call per point of the kernel's WGSL stage function, which reads its
-    /// window through the driver's `cur(f, dx, dy)` and `base(f, dx, dy)`, or of
-    /// [`Kernel::point`] on the CPU.
+    /// window through the driver's `cur(f, dx, dy)` and `base(f, dx, dy)`.
     Point,
 }
 
@@ -151,19 +150,25 @@ impl KernelSpec {
     }
 }
 
-/// The values of a stage's window at one point: `cur[f][dy][dx]` of the state being
-/// remapped, `base[f][dy][dx]` of the state at the start of the step.
+/// A stage's window over a run of `len` written points: `cur[f][dy]` and `base[f][dy]` are
+/// row `dy` (`0 ..= w`, bottom up) of field `f`'s window in the state being remapped and in
+/// the state at the start of the step, `len + w` values from the window's left column.
+/// Unused fields and rows are empty.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Window {
-    pub cur: [[[f32; MAX_WINDOW]; MAX_WINDOW]; MAX_FIELDS],
-    pub base: [[[f32; MAX_WINDOW]; MAX_WINDOW]; MAX_FIELDS],
+pub struct RowWindow<'a> {
+    pub cur: [[&'a [f32]; MAX_WINDOW]; MAX_FIELDS],
+    pub base: [[&'a [f32]; MAX_WINDOW]; MAX_FIELDS],
 }
 
-/// The CPU twin of a [`Driver::Rows3`] stage: the point function and its weights.
-#[derive(Clone, Copy)]
-pub struct Rows3 {
-    pub point: fn(&Weights, &Neighbourhood) -> f32,
-    pub weights: Weights,
+impl<'a> RowWindow<'a> {
+    /// The window of the run that starts `skip` points later.
+    pub fn skip(&self, skip: usize) -> Self {
+        let cut = |rows: [&'a [f32]; MAX_WINDOW]| rows.map(|r| r.get(skip..).unwrap_or(&[]));
+        Self {
+            cur: self.cur.map(cut),
+            base: self.base.map(cut),
+        }
+    }
 }
 
 /// A kernel configured for one problem: its parameters, constant fields and initial state on
@@ -180,13 +185,10 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     fn constants(&self) -> &[f32];
     /// The state at step 0, one field per [`KernelSpec::fields`].
     fn initial_state(&self) -> Vec<GlobalField>;
-    /// CPU twin of a [`Driver::Point`] stage: the new values at global point `at` (on the
-    /// untranslated grid) from its window.
-    fn point(&self, stage: usize, at: UVec2, window: &Window) -> Values;
-    /// CPU twin of a [`Driver::Rows3`] stage.
-    fn rows3(&self) -> Option<Rows3> {
-        None
-    }
+    /// CPU twin of stage `stage`: writes `out[f][j]`, the new value of field `f` at global
+    /// point `at + (j, 0)` of the untranslated grid, from `window`. The run never passes the
+    /// grid's last column.
+    fn stage_row(&self, stage: usize, at: UVec2, window: &RowWindow, out: &mut RowsOut);
     /// The parameters, one line per item, for reports.
     fn describe(&self) -> Vec<(String, String)>;
     /// Model time of one step in seconds, where the kernel has one.

@@ -3,9 +3,10 @@
 //! 3 x 3 window centred on the point (`w = 2`, `p = 1`), driven in rolling rows.
 
 use glam::UVec2;
+use multiversion::multiversion;
 
 use super::{
-    CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood, Rows3, Stage, Values, Window,
+    CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood, RowWindow, RowsOut, Stage,
 };
 use crate::field::{GlobalField, InitialCondition};
 use crate::{invalid, Result};
@@ -144,16 +145,12 @@ impl Kernel for Heat {
         vec![self.init.field(self.grid.x, self.grid.y)]
     }
 
-    fn point(&self, _stage: usize, _at: UVec2, window: &Window) -> Values {
-        let nb = window.cur[0];
-        [(self.rows3_point())(&self.weights, &nb), 0.0, 0.0, 0.0]
-    }
-
-    fn rows3(&self) -> Option<Rows3> {
-        Some(Rows3 {
-            point: self.rows3_point(),
-            weights: self.weights,
-        })
+    fn stage_row(&self, _stage: usize, _at: UVec2, window: &RowWindow, out: &mut RowsOut) {
+        let rows = window.cur[0];
+        match self.kind {
+            KernelKind::Heat9 => heat9_row(&self.weights, rows, out[0]),
+            _ => heat5_row(&self.weights, rows, out[0]),
+        }
     }
 
     fn describe(&self) -> Vec<(String, String)> {
@@ -166,15 +163,6 @@ impl Kernel for Heat {
             ("dt".into(), dt.to_string()),
             ("init".into(), format!("{:?}", self.init)),
         ]
-    }
-}
-
-impl Heat {
-    fn rows3_point(&self) -> fn(&Weights, &Neighbourhood) -> f32 {
-        match self.kind {
-            KernelKind::Heat9 => heat9_point,
-            _ => heat5_point,
-        }
     }
 }
 
@@ -285,6 +273,39 @@ impl HeatCoefficients {
             rows: rows.map(|r| r.map(|v| v as f32)),
         }
     }
+}
+
+/// `out[j]` from columns `j ..= j+2` of three rows (below, middle, above) of `out.len() + 2`
+/// values; the rows are cut to exact lengths so that the loop vectorises without bounds checks.
+#[inline(always)]
+fn stencil_row(
+    weights: &Weights,
+    [below, mid, above]: [&[f32]; 3],
+    out: &mut [f32],
+    point: impl Fn(&Weights, &Neighbourhood) -> f32,
+) {
+    let n = out.len();
+    let (b, m, a) = (&below[..n + 2], &mid[..n + 2], &above[..n + 2]);
+    for (j, out) in out.iter_mut().enumerate() {
+        *out = point(
+            weights,
+            &[
+                [b[j], b[j + 1], b[j + 2]],
+                [m[j], m[j + 1], m[j + 2]],
+                [a[j], a[j + 1], a[j + 2]],
+            ],
+        );
+    }
+}
+
+#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
+fn heat5_row(weights: &Weights, rows: [&[f32]; 3], out: &mut [f32]) {
+    stencil_row(weights, rows, out, heat5_point)
+}
+
+#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
+fn heat9_row(weights: &Weights, rows: [&[f32]; 3], out: &mut [f32]) {
+    stencil_row(weights, rows, out, heat9_point)
 }
 
 /// Table 3's order: left, down, right, up, centre (5 multiplies, 4 adds).

@@ -32,7 +32,7 @@ use std::f64::consts::PI;
 
 use glam::UVec2;
 
-use super::{CostModel, Driver, Kernel, KernelSpec, Stage, Values, Window};
+use super::{CostModel, Driver, Kernel, KernelSpec, RowWindow, RowsOut, Stage};
 use crate::field::GlobalField;
 use crate::{invalid, Error, Result};
 use relief::{Relief, ReliefGrid};
@@ -247,9 +247,34 @@ pub struct Constants {
     nx: u32,
     ny: u32,
     data: Vec<f32>,
+    /// The four planes again for the CPU twin, each row with one wrapped column on either
+    /// side (`nx + 2` values from column -1), so that a run of points reads them as slices.
+    padded: Vec<f32>,
 }
 
 impl Constants {
+    fn new(nx: u32, ny: u32, data: Vec<f32>) -> Self {
+        let mut c = Self {
+            nx,
+            ny,
+            data,
+            padded: vec![],
+        };
+        c.padded = (0..4)
+            .flat_map(|f| (0..ny).map(move |y| (f, y)))
+            .flat_map(|(f, y)| (0..nx + 2).map(move |x| (f, x + nx - 1, y)))
+            .map(|(f, x, y)| c.at(f, x, y))
+            .collect();
+        c
+    }
+
+    /// `len` values of field `field` (as in [`Self::at`]) of row `y` from column `from`
+    /// (`-1 <= from` and `from + len <= nx + 1`).
+    pub fn run(&self, field: usize, y: u32, from: i64, len: usize) -> &[f32] {
+        let row = (field * self.ny as usize + y as usize) * (self.nx as usize + 2);
+        &self.padded[row + (from + 1) as usize..][..len]
+    }
+
     fn plane(&self) -> usize {
         self.nx as usize * self.ny as usize
     }
@@ -369,7 +394,7 @@ impl Swe {
                 data.extend((0..ny).map(|y| term(lat(y)) as f32));
             }
         }
-        let constants = Constants { nx, ny, data };
+        let constants = Constants::new(nx, ny, data);
         let mut kernel = Self {
             params: SweParams {
                 nx,
@@ -583,11 +608,10 @@ impl Kernel for Swe {
         ]
     }
 
-    fn point(&self, stage: usize, at: UVec2, window: &Window) -> Values {
-        let at = (at.x, at.y);
+    fn stage_row(&self, stage: usize, at: UVec2, window: &RowWindow, out: &mut RowsOut) {
         match stage {
-            0 => scheme::swe_predict(&self.params, &self.constants, at, window),
-            _ => scheme::swe_correct(&self.params, &self.constants, at, window),
+            0 => scheme::swe_predict(&self.params, &self.constants, at, window, out),
+            _ => scheme::swe_correct(&self.params, &self.constants, at, window, out),
         }
     }
 

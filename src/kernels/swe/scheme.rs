@@ -1,33 +1,50 @@
 //! The CPU twin of `swe.wgsl`: the same operations in the same order, so that the CPU backend
-//! and the GPU drivers share the arithmetic (drivers may still contract to FMA).
+//! and the GPU drivers share the arithmetic (drivers may still contract to FMA). A stage runs
+//! over a run of points of one row; the per-point maths is written once, in `quad_terms` and
+//! `momentum`, and the loops are branch-free so that they vectorise.
+
+use glam::UVec2;
 
 use super::{Constants, SweParams};
-use crate::kernels::{Values, Window};
+use multiversion::multiversion;
 
-/// The four window values of field `f`: sw, se, nw, ne.
-fn quad(w: &[[f32; 3]; 3]) -> [f32; 4] {
-    [w[0][0], w[0][1], w[1][0], w[1][1]]
-}
+use crate::kernels::{RowWindow, RowsOut};
 
-fn avg4([sw, se, nw, ne]: [f32; 4]) -> f32 {
+/// The four window values of a point: sw, se, nw, ne.
+type Quad4 = [f32; 4];
+
+#[inline(always)]
+fn avg4([sw, se, nw, ne]: Quad4) -> f32 {
     0.25 * ((sw + se) + (nw + ne))
 }
 
-fn d_lam(p: &SweParams, [sw, se, nw, ne]: [f32; 4]) -> f32 {
+#[inline(always)]
+fn d_lam(p: &SweParams, [sw, se, nw, ne]: Quad4) -> f32 {
     0.5 * ((se - sw) + (ne - nw)) * p.inv_dlam
 }
 
-fn d_y(p: &SweParams, [sw, se, nw, ne]: [f32; 4]) -> f32 {
+#[inline(always)]
+fn d_y(p: &SweParams, [sw, se, nw, ne]: Quad4) -> f32 {
     0.5 * ((nw - sw) + (ne - se)) * p.inv_dy
 }
 
-/// Row terms of one row: metric `1/(a cos)`, `tan/a`, Coriolis, `cos`, `1/(a cos^2)`.
+/// Row terms of one row: metric `1/(a cos)`, `tan/a`, Coriolis, `1/(a cos^2)`.
 #[derive(Clone, Copy)]
 struct Row {
     m: f32,
     t: f32,
     f: f32,
     k: f32,
+}
+
+fn row(c: &Constants, corner: bool, y: u32) -> Row {
+    let t = |term| c.row_term(corner, term, y);
+    Row {
+        m: t(0),
+        t: t(1),
+        f: t(2),
+        k: t(4),
+    }
 }
 
 /// What both half steps compute from the four corners (or centres) of their window.
@@ -41,17 +58,13 @@ struct Quad {
     div: f32,
 }
 
-/// Means, derivatives and the continuity divergence of the window, with bathymetry `b` at
-/// its four points and `cos` of latitude of its lower and upper rows.
-fn quad_terms(p: &SweParams, window: &Window, b: [f32; 4], [c_s, c_n]: [f32; 2]) -> Quad {
-    let (u, v, h) = (
-        quad(&window.cur[0]),
-        quad(&window.cur[1]),
-        quad(&window.cur[2]),
-    );
+/// Means, derivatives and the continuity divergence of the window `[u, v, h]`, with
+/// bathymetry `b` at its four points and `cos` of latitude of its lower and upper rows.
+#[inline(always)]
+fn quad_terms(p: &SweParams, [u, v, h]: [Quad4; 3], b: Quad4, [c_s, c_n]: [f32; 2]) -> Quad {
     let c = [c_s, c_s, c_n, c_n];
-    let fu: [f32; 4] = std::array::from_fn(|k| (h[k] - b[k]) * u[k] * c[k]);
-    let fv: [f32; 4] = std::array::from_fn(|k| (h[k] - b[k]) * v[k] * c[k]);
+    let fu: Quad4 = std::array::from_fn(|k| (h[k] - b[k]) * u[k] * c[k]);
+    let fv: Quad4 = std::array::from_fn(|k| (h[k] - b[k]) * v[k] * c[k]);
     Quad {
         ub: avg4(u),
         vb: avg4(v),
@@ -64,6 +77,7 @@ fn quad_terms(p: &SweParams, window: &Window, b: [f32; 4], [c_s, c_n]: [f32; 2])
 }
 
 /// `momentum` of the WGSL: the new `(u, v)` from `(u0, v0)` over `step` seconds.
+#[inline(always)]
 fn momentum(p: &SweParams, (u0, v0): (f32, f32), q: &Quad, row: Row, step: f32) -> (f32, f32) {
     let (ub, vb) = (q.ub, q.vb);
     let rot = row.f + ub * row.t;
@@ -74,58 +88,71 @@ fn momentum(p: &SweParams, (u0, v0): (f32, f32), q: &Quad, row: Row, step: f32) 
     (u, v)
 }
 
-fn row(c: &Constants, corner: bool, y: u32) -> Row {
-    let t = |term| c.row_term(corner, term, y);
-    Row {
-        m: t(0),
-        t: t(1),
-        f: t(2),
-        k: t(4),
-    }
+/// A field's two window rows (below, above), cut to the `len + 1` values a run reads.
+fn rows2(rows: [&[f32]; 3], len: usize) -> [&[f32]; 2] {
+    [&rows[0][..len + 1], &rows[1][..len + 1]]
 }
 
-/// Half step 1 (`swe_predict`): the corner below-left of `(x, y)` from the 2 x 2 centres.
-pub fn swe_predict(p: &SweParams, c: &Constants, (x, y): (u32, u32), window: &Window) -> Values {
-    let (x0, y0) = (x + p.nx - 1, y + p.ny - 1);
-    let b = [(x0, y0), (x, y0), (x0, y), (x, y)].map(|(i, j)| c.at(0, i, j));
-    let cos = [c.row_term(false, 3, y0), c.row_term(false, 3, y)];
-    let q = quad_terms(p, window, b, cos);
-    let r = row(c, true, y);
-    let (u, v) = momentum(p, (q.ub, q.vb), &q, r, p.half_dt);
-    let h = q.hb - p.half_dt * (r.k * q.div);
-    let wet = c.at(3, x, y) > 0.5;
-    [wet_or(u, 0.0, wet), wet_or(v, 0.0, wet), h, 0.0]
-}
-
-/// Half step 2 (`swe_correct`): the centre `(x, y)` from the 2 x 2 corners around it and its
-/// value at the step's start.
-pub fn swe_correct(p: &SweParams, c: &Constants, (x, y): (u32, u32), window: &Window) -> Values {
-    let (x1, y1) = (x + 1, y + 1);
-    let b = [(x, y), (x1, y), (x, y1), (x1, y1)].map(|(i, j)| c.at(2, i, j));
-    let cos = [c.row_term(true, 3, y), c.row_term(true, 3, y1)];
-    let q = quad_terms(p, window, b, cos);
-    let (u0, v0, h0) = (
-        window.base[0][0][0],
-        window.base[1][0][0],
-        window.base[2][0][0],
-    );
-    let r = row(c, false, y);
-    let (u, v) = momentum(p, (u0, v0), &q, r, p.dt);
-    let h = h0 - p.dt * (r.k * q.div);
-    let wet = c.at(1, x, y) > 0.5;
-    [
-        wet_or(u, 0.0, wet),
-        wet_or(v, 0.0, wet),
-        wet_or(h, h0, wet),
-        0.0,
-    ]
+/// The window of run point `j` from two rows.
+#[inline(always)]
+fn quad([s, n]: [&[f32]; 2], j: usize) -> Quad4 {
+    [s[j], s[j + 1], n[j], n[j + 1]]
 }
 
 /// WGSL's `select(dry, value, wet)`.
+#[inline(always)]
 fn wet_or(value: f32, dry: f32, wet: bool) -> f32 {
     if wet {
         value
     } else {
         dry
+    }
+}
+
+/// Half step 1 (`swe_predict`): the corners below-left of the centres `at + (j, 0)` from the
+/// 2 x 2 centres around each.
+#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
+pub fn swe_predict(p: &SweParams, c: &Constants, at: UVec2, window: &RowWindow, out: &mut RowsOut) {
+    let (len, x) = (out[0].len(), at.x as i64);
+    let y0 = (at.y + p.ny - 1) % p.ny;
+    let b = [c.run(0, y0, x - 1, len + 1), c.run(0, at.y, x - 1, len + 1)];
+    let wet = c.run(3, at.y, x, len);
+    let cos = [c.row_term(false, 3, y0), c.row_term(false, 3, at.y)];
+    let r = row(c, true, at.y);
+    let [u, v, h] = [0, 1, 2].map(|f| rows2(window.cur[f], len));
+    let [out_u, out_v, out_h, _] = out;
+    let (out_u, out_v, out_h) = (&mut out_u[..len], &mut out_v[..len], &mut out_h[..len]);
+    for j in 0..len {
+        let q = quad_terms(p, [quad(u, j), quad(v, j), quad(h, j)], quad(b, j), cos);
+        let (nu, nv) = momentum(p, (q.ub, q.vb), &q, r, p.half_dt);
+        let wet = wet[j] > 0.5;
+        out_u[j] = wet_or(nu, 0.0, wet);
+        out_v[j] = wet_or(nv, 0.0, wet);
+        out_h[j] = q.hb - p.half_dt * (r.k * q.div);
+    }
+}
+
+/// Half step 2 (`swe_correct`): the centres `at + (j, 0)` from the 2 x 2 corners around each
+/// and their values at the step's start.
+#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
+pub fn swe_correct(p: &SweParams, c: &Constants, at: UVec2, window: &RowWindow, out: &mut RowsOut) {
+    let (len, x) = (out[0].len(), at.x as i64);
+    let y1 = (at.y + 1) % p.ny;
+    let b = [c.run(2, at.y, x, len + 1), c.run(2, y1, x, len + 1)];
+    let wet = c.run(1, at.y, x, len);
+    let cos = [c.row_term(true, 3, at.y), c.row_term(true, 3, y1)];
+    let r = row(c, false, at.y);
+    let [u, v, h] = [0, 1, 2].map(|f| rows2(window.cur[f], len));
+    let [u0, v0, h0] = [0, 1, 2].map(|f| &window.base[f][0][..len]);
+    let [out_u, out_v, out_h, _] = out;
+    let (out_u, out_v, out_h) = (&mut out_u[..len], &mut out_v[..len], &mut out_h[..len]);
+    for j in 0..len {
+        let q = quad_terms(p, [quad(u, j), quad(v, j), quad(h, j)], quad(b, j), cos);
+        let (nu, nv) = momentum(p, (u0[j], v0[j]), &q, r, p.dt);
+        let nh = h0[j] - p.dt * (r.k * q.div);
+        let wet = wet[j] > 0.5;
+        out_u[j] = wet_or(nu, 0.0, wet);
+        out_v[j] = wet_or(nv, 0.0, wet);
+        out_h[j] = wet_or(nh, h0[j], wet);
     }
 }
