@@ -10,7 +10,7 @@ use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
 use crate::engine::{EngineKind, EngineRequest};
 use crate::gpu::Placement;
 use crate::kernels::swe::relief::ReliefGrid;
-use crate::kernels::swe::{Bathymetry, SweConfig};
+use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
 use crate::run::RunConfig;
@@ -223,10 +223,14 @@ pub struct SweArgs {
     /// Cut latitudes SOUTH,NORTH in degrees: walls, rows between uniform in Mercator y
     #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
     pub lat_range: (f64, f64),
-    /// Sea floor: etopo1-1deg, etopo1-6min (ETOPO1 relief, bilinearly resampled) or
-    /// flat:DEPTH_M
+    /// Sea floor: etopo1-1deg, etopo1-6min (ETOPO1 relief, bilinearly resampled), flat:DEPTH_M
+    /// or FILE.json, a descriptor of a raw i16 grid like those in assets/relief/
     #[arg(long, default_value = "etopo1-1deg")]
     pub relief: String,
+    /// Wall rows at the cut latitudes: no-slip (land) or prescribed (they keep their initial
+    /// state, for steady test cases)
+    #[arg(long, default_value = "no-slip")]
+    pub walls: String,
     /// Courant number of the time step
     #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
     pub cfl: f64,
@@ -244,9 +248,10 @@ impl SweArgs {
                     self.relief
                 )
             })?),
+            _ if self.relief.ends_with(".json") => Bathymetry::File(self.relief.clone().into()),
             _ => Bathymetry::Etopo(ReliefGrid::parse(&self.relief).map_err(|_| {
                 invalid!(
-                    "unknown relief '{}': allowed etopo1-1deg, etopo1-6min, flat:DEPTH_M",
+                    "unknown relief '{}': allowed etopo1-1deg, etopo1-6min, flat:DEPTH_M or FILE.json",
                     self.relief
                 )
             })?),
@@ -257,6 +262,7 @@ impl SweArgs {
             init: SweConfig::default().init,
             cfl: self.cfl,
             coriolis: !self.no_coriolis,
+            walls: Walls::parse(&self.walls)?,
         };
         config.validate()?;
         Ok(config)

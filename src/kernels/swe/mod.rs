@@ -119,6 +119,8 @@ pub enum Bathymetry {
     Flat(f64),
     /// ETOPO1 relief from the project's assets, bilinearly resampled to the grid.
     Etopo(ReliefGrid),
+    /// A relief grid described by a JSON file ([`Relief::from_descriptor`]), resampled alike.
+    File(std::path::PathBuf),
 }
 
 /// Initial state over an ocean at rest at sea level.
@@ -204,6 +206,30 @@ pub struct SweConfig {
     pub cfl: f64,
     /// Coriolis force on.
     pub coriolis: bool,
+    pub walls: Walls,
+}
+
+/// What the first and last rows, the walls at the cut latitudes, do to the flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Walls {
+    /// Land: no-slip, like every shoreline.
+    #[default]
+    NoSlip,
+    /// The wall rows keep their initial state and let the flow next to them run on: the exact
+    /// solution of a steady case (Williamson's test case 2) continued past the cut.
+    Prescribed,
+}
+
+impl Walls {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "no-slip" => Ok(Self::NoSlip),
+            "prescribed" => Ok(Self::Prescribed),
+            _ => Err(invalid!(
+                "unknown wall condition '{s}': allowed no-slip, prescribed"
+            )),
+        }
+    }
 }
 
 impl Default for SweConfig {
@@ -214,6 +240,7 @@ impl Default for SweConfig {
             init: SweInit::default_hump(),
             cfl: 0.5,
             coriolis: true,
+            walls: Walls::NoSlip,
         }
     }
 }
@@ -358,7 +385,10 @@ impl Swe {
         let deepest = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
         let sea_level = BELOW_DEEPEST - deepest.min(0.0);
         let (nx, ny) = (grid.x, grid.y);
-        let wet = |x: u32, y: u32| y > 0 && y + 1 < ny && elevation[(y * nx + x) as usize] < 0.0;
+        let sea = |x: u32, y: u32| elevation[(y * nx + x) as usize] < 0.0;
+        let wall = |y: u32| y == 0 || y + 1 == ny;
+        let wet = |x: u32, y: u32| !wall(y) && sea(x, y);
+        let flows = |x, y| sea(x, y) && (!wall(y) || config.walls == Walls::Prescribed);
         let mut data = Vec::with_capacity((4 * nx * ny + 10 * ny) as usize);
         let b = |x: u32, y: u32| (elevation[(y % ny * nx + x % nx) as usize] + sea_level) as f32;
         let centres = |f: &dyn Fn(u32, u32) -> f32| {
@@ -378,7 +408,7 @@ impl Swe {
             0.25 * ((sw + se) + (nw + ne))
         }));
         data.extend(centres(&|x, y| {
-            around(x, y).iter().all(|&(i, j)| wet(i, j)) as u32 as f32
+            around(x, y).iter().all(|&(i, j)| flows(i, j)) as u32 as f32
         }));
         let omega = if config.coriolis { OMEGA } else { 0.0 };
         for offset in [0.0, -0.5] {
@@ -475,6 +505,15 @@ impl Swe {
         self.constants.at(1, x, y) > 0.5
     }
 
+    /// Whether centre `(x, y)` may hold a flow: water, or sea in a prescribed wall row.
+    pub fn flows(&self, x: u32, y: u32) -> bool {
+        let wall = y == 0 || y + 1 == self.grid.y;
+        match wall && self.config.walls == Walls::Prescribed {
+            true => (self.bed(x, y) as f64) < self.sea_level,
+            false => self.is_wet(x, y),
+        }
+    }
+
     /// Bathymetry `b` of centre `(x, y)` above the reference sphere.
     pub fn bed(&self, x: u32, y: u32) -> f32 {
         self.constants.at(0, x, y)
@@ -519,6 +558,7 @@ fn elevation(bathymetry: &Bathymetry, m: &Mercator) -> Result<Vec<f64>> {
     let relief = match bathymetry {
         Bathymetry::Flat(depth) => return Ok(vec![-depth; (m.nx * m.ny) as usize]),
         Bathymetry::Etopo(grid) => Relief::builtin(*grid)?,
+        Bathymetry::File(path) => Relief::from_descriptor(path)?,
     };
     Ok((0..m.ny)
         .flat_map(|y| (0..m.nx).map(move |x| (x, y)))
@@ -552,7 +592,7 @@ impl Kernel for Swe {
 
     fn initial_state(&self) -> Vec<GlobalField> {
         let sea = self.sea_level;
-        let wet = |x, y| self.is_wet(x, y);
+        let (wet, flows) = (|x, y| self.is_wet(x, y), |x, y| self.flows(x, y));
         let (u, v, eta): (Profile, Profile, Profile) = match self.config.init.clone() {
             SweInit::Rest => (
                 Box::new(|_, _, _, _| 0.0),
@@ -581,7 +621,7 @@ impl Kernel for Swe {
             SweInit::Williamson2 { u0 } => {
                 let omega = if self.config.coriolis { OMEGA } else { 0.0 };
                 (
-                    Box::new(move |x, y, la: f64, _| if wet(x, y) { u0 * la.cos() } else { 0.0 }),
+                    Box::new(move |x, y, la: f64, _| if flows(x, y) { u0 * la.cos() } else { 0.0 }),
                     Box::new(|_, _, _, _| 0.0),
                     Box::new(move |_, _, la: f64, _| {
                         -(EARTH_RADIUS * omega * u0 + u0 * u0 / 2.0) * la.sin().powi(2) / GRAVITY
@@ -595,8 +635,8 @@ impl Kernel for Swe {
                     (z >> 40) as f64 / (1u64 << 24) as f64 - 0.5
                 };
                 (
-                    Box::new(move |x, y, _, _| if wet(x, y) { r(x, y, 1) } else { 0.0 }),
-                    Box::new(move |x, y, _, _| if wet(x, y) { r(x, y, 2) } else { 0.0 }),
+                    Box::new(move |x, y, _, _| if flows(x, y) { r(x, y, 1) } else { 0.0 }),
+                    Box::new(move |x, y, _, _| if flows(x, y) { r(x, y, 2) } else { 0.0 }),
                     Box::new(move |x, y, _, _| 10.0 * r(x, y, 3)),
                 )
             }
@@ -626,6 +666,7 @@ impl Kernel for Swe {
             ("init".into(), format!("{:?}", c.init)),
             ("dt".into(), format!("{:.4} s (CFL {})", self.dt(), c.cfl)),
             ("coriolis".into(), c.coriolis.to_string()),
+            ("walls".into(), format!("{:?}", c.walls)),
             (
                 "sea level".into(),
                 format!("{:.1} m above the reference sphere", self.sea_level),

@@ -81,6 +81,29 @@ impl Relief {
             .map_err(|e| invalid!("relief file {}: {e}", path.display()))
     }
 
+    /// Reads a grid described by a JSON file like those in `assets/relief/`: `file` (a raw
+    /// grid beside the JSON), `nx`, `ny` and `registration` (`cell-centred ...` for cell
+    /// means, anything else for node samples with the poles as first and last rows).
+    pub fn from_descriptor(path: &Path) -> Result<Relief> {
+        #[derive(serde::Deserialize)]
+        struct Descriptor {
+            file: String,
+            nx: u32,
+            ny: u32,
+            registration: String,
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| invalid!("cannot read relief descriptor {}: {e}", path.display()))?;
+        let d: Descriptor = serde_json::from_str(&text).map_err(|e| {
+            invalid!(
+                "relief descriptor {}: {e} (it needs file, nx, ny and registration)",
+                path.display()
+            )
+        })?;
+        let file = path.parent().unwrap_or(Path::new(".")).join(&d.file);
+        Relief::from_file(&file, d.nx, d.ny, d.registration.starts_with("cell"))
+    }
+
     /// Decodes raw little-endian `i16` samples, row-major, `nx` per row. The size must be
     /// exactly `2 * nx * ny` bytes, since a header or a wrong shape would silently shear the map.
     pub fn from_bytes(bytes: &[u8], nx: u32, ny: u32, cell_centred: bool) -> Result<Relief> {

@@ -151,8 +151,8 @@ pub fn swe_correct(p: &SweParams, c: &Constants, at: UVec2, window: &RowWindow, 
         let (nu, nv) = momentum(p, (u0[j], v0[j]), &q, r, p.dt);
         let nh = h0[j] - p.dt * (r.k * q.div);
         let wet = wet[j] > 0.5;
-        out_u[j] = wet_or(nu, 0.0, wet);
-        out_v[j] = wet_or(nv, 0.0, wet);
+        out_u[j] = wet_or(nu, u0[j], wet);
+        out_v[j] = wet_or(nv, v0[j], wet);
         out_h[j] = wet_or(nh, h0[j], wet);
     }
 }

@@ -112,9 +112,11 @@ fn swe_correct(at: vec2<u32>) -> array<f32, FIELDS> {
     let y1 = after(at.y, params.ny);
     let b = vec4<f32>(const_at(2u, at.x, at.y), const_at(2u, x1, at.y), const_at(2u, at.x, y1), const_at(2u, x1, y1));
     let q = quad_terms(b, row_term(1u, 3u, at.y), row_term(1u, 3u, y1));
+    let u0 = base(0u, 0u, 0u);
+    let v0 = base(1u, 0u, 0u);
     let h0 = base(2u, 0u, 0u);
-    let uv = momentum(base(0u, 0u, 0u), base(1u, 0u, 0u), q, row_term(0u, 0u, at.y), row_term(0u, 1u, at.y), row_term(0u, 2u, at.y), params.dt);
+    let uv = momentum(u0, v0, q, row_term(0u, 0u, at.y), row_term(0u, 1u, at.y), row_term(0u, 2u, at.y), params.dt);
     let h = h0 - params.dt * (row_term(0u, 4u, at.y) * q.div);
     let wet = const_at(1u, at.x, at.y) > 0.5;
-    return array<f32, FIELDS>(select(0.0, uv.x, wet), select(0.0, uv.y, wet), select(h0, h, wet));
+    return array<f32, FIELDS>(select(u0, uv.x, wet), select(v0, uv.y, wet), select(h0, h, wet));
 }
