@@ -80,6 +80,30 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["unknown relief 'etopo9'", "etopo1-1deg"],
     );
     assert_rejected(&swe(&["--init", "hump:1,2"]), &["hump:1,2", "allowed"]);
+    assert_rejected(
+        &swe(&["--walls", "open"]),
+        &["unknown wall condition 'open'", "no-slip, prescribed"],
+    );
+    let relief = scratch("relief");
+    std::fs::create_dir_all(&relief).unwrap();
+    let descriptor = relief.join("grid.json");
+    std::fs::write(
+        &descriptor,
+        r#"{"file": "grid.i16", "nx": 36, "ny": 18, "registration": "cell-centred"}"#,
+    )
+    .unwrap();
+    std::fs::write(relief.join("grid.i16"), vec![0u8; 2 * 36 * 17]).unwrap();
+    let descriptor = descriptor.to_str().unwrap();
+    assert_rejected(
+        &[swe(&[]), vec!["--relief", descriptor]].concat(),
+        &["grid.i16", "1224 bytes, expected 1296 (2 x 36 x 18)"],
+    );
+    let missing = relief.join("missing.json");
+    assert_rejected(
+        &[swe(&[]), vec!["--relief", missing.to_str().unwrap()]].concat(),
+        &["cannot read relief descriptor", "missing.json"],
+    );
+    std::fs::remove_dir_all(&relief).unwrap();
     assert_rejected(&run(&["--pes", "0x3"]), &["PEs along x = 0"]);
     assert_rejected(
         &run(&["--pes", "8192x8192", "--n", "64"]),
@@ -344,6 +368,27 @@ fn a_shallow_water_run_writes_every_field_and_checks_bits() {
             assert!(file.exists(), "{} missing", file.display());
         }
     }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A depression deeper than the ocean (negative depth, which the scheme cannot hold) blows
+/// the run up: exit code 3, a message with the step, the place and the CFL number, and the
+/// snapshots written before it stay.
+#[test]
+fn a_shallow_water_blow_up_stops_with_its_own_exit_code() {
+    let out = scratch("blowup");
+    let dir = out.to_str().unwrap();
+    let result = wafer_emu(&[
+        "run", "swe", "--relief", "flat:4000", "--init", "hump:0,0,-6000,2000",
+        "--steps", "300", "--snapshot-every", "100", "--backend", "cpu", "--out", dir,
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("blew up at step") && stderr.contains("lat") && stderr.contains("CFL"),
+        "{stderr}"
+    );
+    assert!(out.join("swe_h_step00000000.npy").exists(), "{stderr}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 
