@@ -97,19 +97,84 @@ const VIRIDIS: [[u8; 3]; 9] = [
     [253, 231, 37],
 ];
 
-fn colour(t: f32) -> [u8; 3] {
-    let t = if t.is_finite() {
-        t.clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let x = t * (VIRIDIS.len() - 1) as f32;
-    let (k, f) = (
-        (x as usize).min(VIRIDIS.len() - 2),
-        x - (x as usize).min(VIRIDIS.len() - 2) as f32,
-    );
-    let (a, b) = (VIRIDIS[k], VIRIDIS[k + 1]);
-    [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
+/// Blue, white, red (ColorBrewer RdBu, reversed) at seven evenly spaced stops.
+const DIVERGING: [[u8; 3]; 7] = [
+    [33, 102, 172],
+    [103, 169, 207],
+    [209, 229, 240],
+    [247, 247, 247],
+    [253, 219, 199],
+    [239, 138, 98],
+    [178, 24, 43],
+];
+
+/// The colours of a picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Palette {
+    /// Viridis, for fields of one sign.
+    Sequential,
+    /// Blue to red through white at the middle of the range, for anomalies.
+    Diverging,
+}
+
+impl Palette {
+    /// The colour at `t` in `[0, 1]` (clamped; not a number draws the lowest colour).
+    fn colour(self, t: f32) -> [u8; 3] {
+        let stops: &[[u8; 3]] = match self {
+            Palette::Sequential => &VIRIDIS,
+            Palette::Diverging => &DIVERGING,
+        };
+        let t = if t.is_finite() {
+            t.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let last = stops.len() - 2;
+        let x = t * (stops.len() - 1) as f32;
+        let (k, f) = ((x as usize).min(last), x - (x as usize).min(last) as f32);
+        let (a, b) = (stops[k], stops[k + 1]);
+        [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
+    }
+}
+
+/// How a field is drawn: the values coloured over a range, and the land, if any, in grey.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    /// The values to colour (for example the surface height above sea level).
+    pub values: GlobalField,
+    /// What the colour bar shows, with units.
+    pub label: String,
+    pub palette: Palette,
+    pub range: (f32, f32),
+    /// Grey level (0 black to 1 white) of each point that is land, `None` on water.
+    pub land: Option<Vec<Option<f32>>>,
+}
+
+impl Picture {
+    /// The field itself in viridis from its minimum to its maximum.
+    pub fn plain(field: &GlobalField, label: &str) -> Self {
+        Self {
+            values: field.clone(),
+            label: label.into(),
+            palette: Palette::Sequential,
+            range: field.range(),
+            land: None,
+        }
+    }
+
+    /// The colour of point `(x, y)`.
+    fn colour(&self, x: u32, y: u32) -> [u8; 3] {
+        let land = self
+            .land
+            .as_ref()
+            .and_then(|l| l[(y * self.values.nx + x) as usize]);
+        if let Some(grey) = land {
+            return [(grey.clamp(0.0, 1.0) * 255.0).round() as u8; 3];
+        }
+        let (lo, hi) = self.range;
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        self.palette.colour((self.values.at(x, y) - lo) / span)
+    }
 }
 
 /// 3 x 5 pixel glyphs, one row of three bits per entry, top row first. Letters are capitals
@@ -235,9 +300,10 @@ const MAX_PICTURE: usize = 2048;
 /// Shortest side small fields are scaled up to.
 const MIN_PICTURE: usize = 256;
 
-/// The field as a PNG: `y` upward, viridis from the minimum to the maximum, a colour bar with
-/// the minimum, middle and maximum values to the right.
-pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
+/// The picture as a PNG: `y` upward, a colour bar with the lowest, middle and highest values
+/// of the range to the right and the label above it.
+pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
+    let field = &picture.values;
     let (nx, ny) = (field.nx as usize, field.ny as usize);
     let longest = nx.max(ny);
     let (up, down) = if longest >= MIN_PICTURE {
@@ -246,49 +312,48 @@ pub fn png_bytes(field: &GlobalField) -> Result<Vec<u8>> {
         (MIN_PICTURE.div_ceil(longest), 1)
     };
     let (fw, fh) = (nx.div_ceil(down) * up, ny.div_ceil(down) * up);
-    let (lo, hi) = field.range();
-    let span = if hi > lo { hi - lo } else { 1.0 };
+    let (lo, hi) = picture.range;
     let labels = [hi, (lo + hi) / 2.0, lo].map(|v| format!("{v:.3e}"));
     let text_w = labels.iter().map(|l| l.len()).max().unwrap_or(0) * 8;
-    let (margin, bar_w) = (10, 20);
-    let height = fh.max(60) + 2 * margin;
-    let width = margin + fw + margin + bar_w + 6 + text_w + margin;
+    let (margin, bar_w, title_h) = (10, 20, 16);
+    let height = fh.max(60) + 2 * margin + title_h;
+    let top = margin + title_h;
+    let width = (margin + fw + margin + bar_w + 6 + text_w + margin)
+        .max(margin + fw + Canvas::text_width(2, &picture.label) + margin);
     let mut canvas = Canvas::new(width, height);
     for py in 0..fh {
         let y = (fh - 1 - py) / up * down;
         for px in 0..fw {
             let x = px / up * down;
-            canvas.put(
-                margin + px,
-                margin + py,
-                colour((field.at(x as u32, y as u32) - lo) / span),
-            );
+            canvas.put(margin + px, top + py, picture.colour(x as u32, y as u32));
         }
     }
     let bar_x = margin + fw + margin;
-    let bar_h = height - 2 * margin;
+    let bar_h = height - top - margin;
     for k in 0..bar_h {
-        canvas.rect(
-            bar_x,
-            margin + k,
-            bar_w,
-            1,
-            colour(1.0 - k as f32 / (bar_h - 1) as f32),
-        );
+        let t = 1.0 - k as f32 / (bar_h - 1) as f32;
+        canvas.rect(bar_x, top + k, bar_w, 1, picture.palette.colour(t));
     }
     for (k, label) in labels.iter().enumerate() {
-        let y = margin + k * (bar_h - 10) / 2;
+        let y = top + k * (bar_h - 10) / 2;
         canvas.text(bar_x + bar_w + 6, y, 2, label);
     }
+    canvas.text(bar_x.min(width - Canvas::text_width(2, &picture.label)), margin - 4, 2, &picture.label);
     canvas.png()
 }
 
 /// Writes `stem.npy` and `stem.png` of the field into `dir`; returns the paths.
-pub fn write_field(dir: &Path, stem: &str, field: &GlobalField) -> Result<Vec<PathBuf>> {
+/// The PNG shows `picture`.
+pub fn write_field(
+    dir: &Path,
+    stem: &str,
+    field: &GlobalField,
+    picture: &Picture,
+) -> Result<Vec<PathBuf>> {
     let npy = dir.join(format!("{stem}.npy"));
     let png = dir.join(format!("{stem}.png"));
     write_atomic(&npy, &field_npy(field))?;
-    write_atomic(&png, &png_bytes(field)?)?;
+    write_atomic(&png, &png_bytes(picture)?)?;
     Ok(vec![npy, png])
 }
 

@@ -124,9 +124,10 @@ pub fn run(
             let state = sim.state()?;
             if let Some(dir) = &config.out {
                 let spec = problem.spec();
-                for (name, field) in spec.fields.iter().zip(&state) {
+                for (f, (name, field)) in spec.fields.iter().zip(&state).enumerate() {
                     let stem = format!("{}_{name}_step{step:08}", spec.name);
-                    outputs.extend(output::write_field(dir, &stem, field)?);
+                    let picture = problem.kernel.picture(f, field);
+                    outputs.extend(output::write_field(dir, &stem, field, &picture)?);
                 }
             }
             problem.kernel.check_state(&state, step)?;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use glam::UVec2;
 
 use crate::field::GlobalField;
+use crate::output::Picture;
 use crate::{invalid, Result};
 
 pub use heat::{heat5_point, heat9_point, HeatCoefficients, Weights};
@@ -194,6 +195,10 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     /// Model time of one step in seconds, where the kernel has one.
     fn seconds_per_step(&self) -> Option<f64> {
         None
+    }
+    /// How field `field` of a state is drawn.
+    fn picture(&self, field: usize, value: &GlobalField) -> Picture {
+        Picture::plain(value, self.spec().fields[field])
     }
     /// Checks a state read back after `step` steps (a blown-up run is an error naming where).
     fn check_state(&self, _state: &[GlobalField], _step: u64) -> Result<()> {

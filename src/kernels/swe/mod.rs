@@ -34,6 +34,7 @@ use glam::UVec2;
 
 use super::{CostModel, Driver, Kernel, KernelSpec, RowWindow, RowsOut, Stage};
 use crate::field::GlobalField;
+use crate::output::{Palette, Picture};
 use crate::{invalid, Error, Result};
 use relief::{Relief, ReliefGrid};
 
@@ -652,6 +653,39 @@ impl Kernel for Swe {
         match stage {
             0 => scheme::swe_predict(&self.params, &self.constants, at, window, out),
             _ => scheme::swe_correct(&self.params, &self.constants, at, window, out),
+        }
+    }
+
+    /// Velocities and the surface height above sea level over water, in a diverging palette
+    /// symmetric about zero up to the 99th percentile of the magnitude over water (so that a
+    /// few coastal extremes do not wash the waves out); land in grey, lighter with height.
+    fn picture(&self, field: usize, value: &GlobalField) -> Picture {
+        let (nx, ny) = (self.grid.x, self.grid.y);
+        let offset = if field == 2 { self.sea_level as f32 } else { 0.0 };
+        let values = GlobalField::from_fn(nx, ny, |x, y| value.at(x, y) - offset);
+        let wet = |x, y| self.is_wet(x, y);
+        let mut sizes: Vec<f32> = (0..ny)
+            .flat_map(|y| (0..nx).map(move |x| (x, y)))
+            .filter(|&(x, y)| wet(x, y))
+            .map(|(x, y)| values.at(x, y).abs())
+            .filter(|v| v.is_finite())
+            .collect();
+        sizes.sort_by(f32::total_cmp);
+        let extreme = sizes.get(sizes.len() * 99 / 100).copied().unwrap_or(0.0);
+        let extreme = if extreme > 0.0 { extreme } else { 1.0 };
+        let land = (0..ny)
+            .flat_map(|y| (0..nx).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                let height = self.bed(x, y) as f64 - self.sea_level;
+                (!wet(x, y)).then_some((0.45 + 0.4 * (height / 4000.0).clamp(0.0, 1.0)) as f32)
+            })
+            .collect();
+        Picture {
+            values,
+            label: ["u (m/s)", "v (m/s)", "eta (m)"][field].into(),
+            palette: Palette::Diverging,
+            range: (-extreme, extreme),
+            land: Some(land),
         }
     }
 
