@@ -141,6 +141,23 @@ impl KernelSpec {
         remaps / s * self.shift_per_step() as u64 + partial
     }
 
+    /// Words an edge PE sends across a wafer side per step, from the real package layout:
+    /// `(left strip, lower strip with its corner)` of every stage and state field (`n x w` and
+    /// `w x (n + w)`), and of the travelling constants (`n x p` and `p x (n + p)`).
+    pub fn strip_words(&self, n: u32) -> (f64, f64) {
+        let (n, w, p) = (
+            n as f64,
+            self.comm_width as f64,
+            self.shift_per_step() as f64,
+        );
+        let state = (self.stages.len() * self.fields.len()) as f64;
+        let travelling = self.travelling_constants as f64;
+        (
+            state * n * w + travelling * n * p,
+            state * w * (n + w) + travelling * p * (n + p),
+        )
+    }
+
     /// Words one PE receives per step from the real package layout: every stage fills the
     /// comm layer of every state field, plus the travelling constants once per step.
     pub fn io_words_per_pe(&self, n: u32) -> u64 {

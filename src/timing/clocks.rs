@@ -96,10 +96,6 @@ impl ClusterShape {
     pub fn wafer_count(&self) -> usize {
         (self.wafers_x * self.wafers_y) as usize
     }
-    /// Communication width `w = 2p`.
-    pub fn w(&self) -> u32 {
-        2 * self.p
-    }
 }
 
 /// Direction a link carries data in.
@@ -145,7 +141,10 @@ pub struct Costs {
 impl Costs {
     /// Costs of `params` on `shape`.
     pub fn new(params: &TimingParams, shape: &ClusterShape) -> Self {
-        let (n, w, p) = (shape.n, shape.w(), shape.p as f64);
+        let spec = params.kernel.spec();
+        let (n, p) = (shape.n, shape.p as f64);
+        // How far one step reaches into the comm layer: its stages' widths together.
+        let w = spec.comm_width * spec.stages.len() as u32;
         let cycles_per_s = params.clock_hz;
         let (mut interior, mut edge) = (params.cost.interior(n, w), params.cost.edge(n, w));
         let bits_per_cycle = params.link_bandwidth_bps / cycles_per_s;
@@ -153,10 +152,10 @@ impl Costs {
         let nf = n as f64;
         // Words of one edge PE's strip per exchange, horizontal and vertical.
         let (words_h, words_v, exchange_every) = match params.method {
-            // Table 3: the left strip (n x w); the lower strip with its corner (w x (n + w)).
+            // Table 3's strips of every stage and field, and the travelling constants.
             Method::DomainTranslation => {
-                let wf = w as f64;
-                (nf * wf, wf * (nf + wf), 1)
+                let (h, v) = spec.strip_words(n);
+                (h, v, 1)
             }
             // A halo p wide, one way.
             Method::StaticDecomposition => (nf * p, (nf + 2.0 * p) * p, 1),

@@ -154,36 +154,39 @@ pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Re
 }
 
 fn table6(model: &mut Model, out: &mut Output) -> Result<()> {
+    // Published asymptotic and realised utilisation, and the n of the realised one.
     let published = [
-        (KernelKind::Heat5, 0.67, 0.67),
-        (KernelKind::Heat9, 0.91, 0.88),
+        (KernelKind::Heat5, 0.67, 0.67, 64),
+        (KernelKind::Heat9, 0.91, 0.88, 64),
+        (KernelKind::Swe, 0.56, 0.53, 24),
     ];
     let _ = writeln!(
         out.text,
         "## Table 6: cycles, utilisation and I/O per step\n\n\
          Single node without external I/O (links with no latency and unlimited bandwidth), as the \
          paper's fits were made. Utilisation is the fraction of 2 FLOP/cycle.\n\n\
-         | code | n | model cycles/step | paper f(n) | model utilisation | paper | model I/O words | paper 4n+4 |\n|---|---|---|---|---|---|---|---|"
+         | code | n | model cycles/step | paper f(n) | model utilisation | paper | model I/O words | paper I/O words |\n|---|---|---|---|---|---|---|---|"
     );
     let mut rows = vec![];
-    for (kernel, asymptotic, realised) in published {
+    for (kernel, asymptotic, realised, realised_n) in published {
         let params = unconstrained(paper(kernel, 0.75));
-        for n in [2, 8, 16, 64] {
+        let (paper_io, formula) = kernel.spec().paper_io;
+        for n in [2, 8, 16, realised_n] {
             let p = model.run(&params, model.pes, n)?;
             let io = params.io_words_per_pe(n);
-            let paper_util = if n == 64 {
+            let paper_util = if n == realised_n {
                 format!("{:.0} %", 100.0 * realised)
             } else {
                 "-".into()
             };
             let _ = writeln!(
                 out.text,
-                "| {} | {n} | {:.2} | {:.2} | {:.1} % | {paper_util} | {io} | {} |",
+                "| {} | {n} | {:.2} | {:.2} | {:.1} % | {paper_util} | {io} | {} ({formula}) |",
                 kernel.name(),
                 p.cycles_per_step,
                 params.cost.cycles(n),
                 100.0 * p.utilisation(),
-                4 * n + 4
+                paper_io(n as u64)
             );
             rows.push(format!(
                 "{},{n},{},{},{},{io},{}",
@@ -191,7 +194,7 @@ fn table6(model: &mut Model, out: &mut Output) -> Result<()> {
                 p.cycles_per_step,
                 params.cost.cycles(n),
                 p.utilisation(),
-                4 * n + 4
+                paper_io(n as u64)
             ));
         }
         let limit =
@@ -207,8 +210,13 @@ fn table6(model: &mut Model, out: &mut Output) -> Result<()> {
     let _ = writeln!(
         out.text,
         "\nThe model's cycles per step equal `f(n)` exactly: without a network the clocks add nothing \
-         to the fitted cost. Its I/O, counted from the real package layout (a PE's comm layer, \
-         `(n+2)^2 - n^2` cells), equals Table 6's `4n+4`.\n"
+         to the fitted cost. Its I/O is counted from the real package layout: every stage fills the \
+         comm layer of every state field (`(n+w)^2 - n^2` cells each) and the constant fields that \
+         travel with their points cross `(n+p)^2 - n^2` cells per step. For the heat codes that \
+         equals Table 6's `4n+4`. The shallow-water code here moves less than the paper's \
+         `64n+80`: it keeps the corner values in the PE (recomputing their means and fluxes, 196 \
+         FLOPs per point where the paper's code spends 155) instead of sending them, so the timing \
+         model charges the paper's FLOPs and fit, and both I/O counts are shown.\n"
     );
     out.csv(
         "table6.csv",
