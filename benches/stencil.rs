@@ -4,7 +4,7 @@
 //! `WAFER_EMU_BENCH_GRID` sets the grid side (default 1024).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use wafer_emu::bench::{variants, BenchConfig};
+use wafer_emu::commands::bench::{variants, BenchConfig};
 use wafer_emu::engine::EngineRequest;
 use wafer_emu::kernels::KernelKind;
 

@@ -5,17 +5,18 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::bench::BenchConfig;
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
+use crate::commands::bench::BenchConfig;
+use crate::commands::predict::PredictCommand;
+use crate::commands::reproduce::ReproduceConfig;
+use crate::commands::run::RunConfig;
 use crate::engine::{EngineKind, EngineRequest};
 use crate::gpu::Placement;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
-use crate::run::RunConfig;
 use crate::timing::params::node_preset;
-use crate::timing::reproduce::ReproduceConfig;
 use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
@@ -436,8 +437,22 @@ pub struct PredictArgs {
 }
 
 impl PredictArgs {
-    /// The validated configuration.
-    pub fn config(&self) -> Result<PredictConfig> {
+    /// The validated command.
+    pub fn command(&self) -> Result<PredictCommand> {
+        let model = self.config()?;
+        let gpu = match self.device.as_str() {
+            "gpu" => Some(self.engine.request()?),
+            _ => None,
+        };
+        Ok(PredictCommand {
+            model,
+            gpu,
+            telemetry: self.telemetry.clone(),
+        })
+    }
+
+    /// The validated model configuration.
+    fn config(&self) -> Result<PredictConfig> {
         let kernel = KernelKind::parse(&self.kernel)?;
         let mut params = TimingParams::paper(kernel);
         if let Some(path) = &self.params {

@@ -1,9 +1,9 @@
 //! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
 //! running stencil codes with the Domain Translation algorithm. See DESIGN.md for the model.
 
-pub mod bench;
 pub mod cli;
 pub mod cluster;
+pub mod commands;
 pub mod cpu;
 pub mod engine;
 pub mod error;
@@ -13,7 +13,6 @@ pub mod kernels;
 pub mod model;
 pub mod output;
 pub mod plot;
-pub mod run;
 pub mod timing;
 pub mod wafer;
 

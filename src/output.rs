@@ -338,7 +338,12 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
         let y = top + k * (bar_h - 10) / 2;
         canvas.text(bar_x + bar_w + 6, y, 2, label);
     }
-    canvas.text(bar_x.min(width - Canvas::text_width(2, &picture.label)), margin - 4, 2, &picture.label);
+    canvas.text(
+        bar_x.min(width - Canvas::text_width(2, &picture.label)),
+        margin - 4,
+        2,
+        &picture.label,
+    );
     canvas.png()
 }
 

@@ -379,8 +379,20 @@ fn a_shallow_water_blow_up_stops_with_its_own_exit_code() {
     let out = scratch("blowup");
     let dir = out.to_str().unwrap();
     let result = wafer_emu(&[
-        "run", "swe", "--relief", "flat:4000", "--init", "hump:0,0,-6000,2000",
-        "--steps", "300", "--snapshot-every", "100", "--backend", "cpu", "--out", dir,
+        "run",
+        "swe",
+        "--relief",
+        "flat:4000",
+        "--init",
+        "hump:0,0,-6000,2000",
+        "--steps",
+        "300",
+        "--snapshot-every",
+        "100",
+        "--backend",
+        "cpu",
+        "--out",
+        dir,
     ]);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert_eq!(result.status.code(), Some(3), "{stderr}");

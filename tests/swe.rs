@@ -249,7 +249,8 @@ fn williamson2_error(nx: u32) -> f64 {
     let (problem, swe) = swe(config, (nx / 2, ny / 2), 2);
     let mut sim = CpuGlobal::new(&problem).unwrap();
     let exact = sim.state().unwrap()[2].clone();
-    sim.advance((5.0 * 86400.0 / swe.dt()).round() as u64).unwrap();
+    sim.advance((5.0 * 86400.0 / swe.dt()).round() as u64)
+        .unwrap();
     let h = &sim.state().unwrap()[2];
     let (mut err, mut norm) = (0.0, 0.0);
     for y in 1..ny - 1 {
@@ -269,7 +270,10 @@ fn williamson_test_case_2_holds_and_converges_at_second_order() {
         .into_iter()
         .map(|nx| (nx, williamson2_error(nx)))
         .collect();
-    let orders: Vec<f64> = errors.windows(2).map(|p| (p[0].1 / p[1].1).log2()).collect();
+    let orders: Vec<f64> = errors
+        .windows(2)
+        .map(|p| (p[0].1 / p[1].1).log2())
+        .collect();
     eprintln!("Williamson 2: l2(h) by nx {errors:?}, observed orders {orders:?}");
     // Measured 1.2e-4 at 2 degrees (4.6e-4 at 4, 2.6e-5 at 1). The bound sits between
     // second order from the 4-degree error (4.6e-4 / 2^1.8 = 1.3e-4) and first order

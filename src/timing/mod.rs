@@ -5,7 +5,6 @@ pub mod clocks;
 pub mod gpu;
 pub mod params;
 pub mod predict;
-pub mod reproduce;
 
 pub use crate::kernels::CostModel;
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};

@@ -661,7 +661,11 @@ impl Kernel for Swe {
     /// few coastal extremes do not wash the waves out); land in grey, lighter with height.
     fn picture(&self, field: usize, value: &GlobalField) -> Picture {
         let (nx, ny) = (self.grid.x, self.grid.y);
-        let offset = if field == 2 { self.sea_level as f32 } else { 0.0 };
+        let offset = if field == 2 {
+            self.sea_level as f32
+        } else {
+            0.0
+        };
         let values = GlobalField::from_fn(nx, ny, |x, y| value.at(x, y) - offset);
         let wet = |x, y| self.is_wet(x, y);
         let mut sizes: Vec<f32> = (0..ny)

@@ -6,12 +6,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::clocks::ClusterShape;
-use super::params::{Method, TimingParams};
-use super::predict::{predict, PredictConfig, Prediction};
 use crate::kernels::KernelKind;
 use crate::output::write_atomic;
 use crate::plot::{Plot, Series};
+use crate::timing::{predict, ClusterShape, Method, PredictConfig, Prediction, TimingParams};
 use crate::Result;
 
 /// A validated `reproduce`.

@@ -1,0 +1,34 @@
+//! `wafer-emu adapters`: the GPU adapters a run could use.
+
+use crate::engine::{BackendChoice, EngineRequest};
+use crate::gpu::{list_adapters, AdapterRequest, NATIVE_BACKENDS};
+
+/// One line per adapter the request admits, software adapters tagged.
+pub fn adapters(request: &EngineRequest) -> Vec<String> {
+    let backends = match request.backend {
+        BackendChoice::Gpu(backends) => backends,
+        BackendChoice::Auto => NATIVE_BACKENDS,
+        BackendChoice::Cpu => return vec!["the CPU backend runs without an adapter".into()],
+    };
+    let found = list_adapters(&AdapterRequest {
+        backends,
+        name: request.adapter.clone(),
+    });
+    if found.is_empty() {
+        return vec![
+            "no GPU adapter found; `run --backend auto` falls back to the CPU backend".into(),
+        ];
+    }
+    found
+        .iter()
+        .enumerate()
+        .map(|(k, adapter)| {
+            let tag = if adapter.is_software() {
+                " [software]"
+            } else {
+                ""
+            };
+            format!("{k}: {}{tag}", adapter.line())
+        })
+        .collect()
+}

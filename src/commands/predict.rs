@@ -1,0 +1,45 @@
+//! `wafer-emu predict`: the timing model of a cluster on the CPU or a GPU, with the sampled
+//! clocks written as `.npy`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::engine::EngineRequest;
+use crate::output::{npy_bytes, write_atomic};
+use crate::timing::{self, PredictConfig};
+use crate::{invalid, Result};
+
+/// A validated `predict`.
+#[derive(Clone, Debug)]
+pub struct PredictCommand {
+    pub model: PredictConfig,
+    /// Run the clocks on this GPU request instead of the CPU.
+    pub gpu: Option<EngineRequest>,
+    /// Where to write the sampled clocks.
+    pub telemetry: Option<PathBuf>,
+}
+
+/// Runs the model and writes the telemetry; returns the report.
+pub fn predict(command: &PredictCommand, warn: &mut dyn FnMut(&str)) -> Result<String> {
+    let ctx = match &command.gpu {
+        None => None,
+        Some(request) => {
+            let (ctx, warnings) = request.open()?;
+            warnings.iter().for_each(|w| warn(w));
+            Some(ctx.ok_or_else(|| invalid!("--device gpu needs a GPU adapter"))?)
+        }
+    };
+    let prediction = timing::predict(&command.model, ctx)?;
+    let mut report = prediction.to_string();
+    if let (Some(path), Some(t)) = (&command.telemetry, &prediction.telemetry) {
+        let payload: Vec<u8> = t.cycles.iter().flat_map(|c| c.to_le_bytes()).collect();
+        write_atomic(path, &npy_bytes("<f8", &t.shape, &payload))?;
+        let _ = writeln!(
+            report,
+            "telemetry      {} {:?} (cycles)",
+            path.display(),
+            t.shape
+        );
+    }
+    Ok(report)
+}
