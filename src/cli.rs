@@ -341,8 +341,7 @@ impl RunArgs {
             init: self.init.clone(),
         };
         let (cluster, links, placement) = self.cluster.config(geometry)?;
-        let (nx, ny) = cluster.whole()?.global_size();
-        let kernel = kind.configure(&options, glam::UVec2::new(nx, ny))?;
+        let kernel = kind.configure(&options, cluster.whole()?.global_size())?;
         let problem = Problem::new(kernel, cluster)?.with_links(links)?;
         if self.snapshot_every == Some(0) {
             return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));

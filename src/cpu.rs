@@ -207,7 +207,7 @@ fn compute_stage(
     kernel: (&dyn Kernel, usize),
     (cur, base): (&[Vec<f32>], &[Vec<f32>]),
     out: &mut [Vec<f32>],
-    (shift, pe_of): (u64, &(dyn Fn(usize) -> (u32, u32) + Sync)),
+    (shift, pe_of): (u64, &(dyn Fn(usize) -> UVec2 + Sync)),
 ) {
     let g = c.wafer;
     let whole = c.whole().expect("validated");
@@ -235,8 +235,13 @@ fn compute_stage(
                     let mut row = outs
                         .each_mut()
                         .map(|o| o.get_mut(at..at + n).unwrap_or_default());
-                    let (x, y) = whole.owned_point(coords, ((i + w) as u32, w as u32), shift);
-                    stage_run(kernel, UVec2::new(x, y), &window, &mut row);
+                    let cell = UVec2::new(w as u32, (i + w) as u32);
+                    stage_run(
+                        kernel,
+                        whole.owned_point(coords, cell, shift),
+                        &window,
+                        &mut row,
+                    );
                 }
             }
         });
@@ -306,7 +311,7 @@ impl Simulator for CpuCluster {
 
     fn state(&self) -> Result<Vec<GlobalField>> {
         self.check_usable()?;
-        let (nx, ny) = self.cluster.whole()?.global_size();
+        let UVec2 { x: nx, y: ny } = self.cluster.whole()?.global_size();
         let slot = StageSlots::state(self.step());
         let shift = self.kernel.spec().shift_after(self.remaps);
         let fields = self.kernel.spec().fields.len();

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use glam::UVec2;
-
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec, LinkStats};
 use crate::field::{GlobalField, InitialCondition};
 use crate::kernels::heat::Heat;
@@ -41,10 +39,10 @@ impl Problem {
                 geometry.w
             ));
         }
-        let (nx, ny) = geometry.global_size();
-        if kernel.grid() != UVec2::new(nx, ny) {
+        let size = geometry.global_size();
+        if kernel.grid() != size {
             return Err(invalid!(
-                "{} was configured for a {} grid, the cluster is {nx}x{ny}",
+                "{} was configured for a {} grid, the cluster is {size}",
                 spec.name,
                 kernel.grid()
             ));
@@ -67,8 +65,7 @@ impl Problem {
         init: InitialCondition,
     ) -> Result<Self> {
         let cluster = cluster.into();
-        let (nx, ny) = cluster.whole()?.global_size();
-        let kernel = Heat::new(kind, coefficients, init, UVec2::new(nx, ny))?;
+        let kernel = Heat::new(kind, coefficients, init, cluster.whole()?.global_size())?;
         Self::new(Arc::new(kernel), cluster)
     }
 

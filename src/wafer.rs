@@ -3,8 +3,10 @@
 //! its own opposite edges, through links (`crate::cluster`); as a whole it is a torus.
 //!
 //! Memory convention. Inside a block, row `i` and column `j` run over `[0, n+w)`; `[0, w)` on
-//! the low sides is the comm layer and `[w, n+w)` holds the `n x n` owned points. The wafer's
-//! blocks are stored PE-major: PE `(px, py)` is block `py * Ww + px`.
+//! the low sides is the comm layer and `[w, n+w)` holds the `n x n` owned points. A cell is the
+//! vector `(j, i)` (column along x, row along y), like PE coordinates `(px, py)` and grid
+//! points `(X, Y)`. The wafer's blocks are stored PE-major: PE `(px, py)` is block
+//! `py * Ww + px`.
 //!
 //! Frame coordinate. Cell `m` of PE `P` (along one axis) sits at frame coordinate
 //! `U = P*n + m - w`. A comm cell and the owned cell of another PE with the same `U` (mod the
@@ -13,6 +15,8 @@
 //! frame every step, and after a translation by `shift` points the owned cell at `U` holds
 //! global point `X = U - shift` (`shift = p*t` after `t` steps of a one-stage kernel; the
 //! kernel's [`crate::kernels::KernelSpec::shift_after`] in general).
+
+use glam::UVec2;
 
 use crate::{invalid, Result};
 
@@ -37,8 +41,8 @@ pub struct CommSource {
     pub hops_up: u32,
     /// Block index of the sending PE.
     pub pe: usize,
-    /// Row and column of the owned cell in the sender's block.
-    pub cell: (u32, u32),
+    /// The owned cell (column, row) in the sender's block.
+    pub cell: UVec2,
 }
 
 /// Largest supported `n`: blocks must stay addressable with 32-bit indices on every adapter.
@@ -65,7 +69,7 @@ impl WaferGeometry {
             ));
         }
         let geometry = Self { pes_x, pes_y, n, w };
-        let (nx, ny) = geometry.global_size();
+        let UVec2 { x: nx, y: ny } = geometry.global_size();
         if nx < w || ny < w {
             return Err(invalid!(
                 "a {pes_x}x{pes_y} PE wafer with n = {n} is {nx}x{ny} points, narrower than its comm width w = {w}: allowed PEs x n >= {w} along both sides"
@@ -106,47 +110,42 @@ impl WaferGeometry {
         self.pe_count() as u64 * self.block_cells() as u64
     }
     /// Global grid size `(Ww*n, Wh*n)`.
-    pub fn global_size(&self) -> (u32, u32) {
-        (self.pes_x * self.n, self.pes_y * self.n)
+    pub fn global_size(&self) -> UVec2 {
+        UVec2::new(self.pes_x, self.pes_y) * self.n
     }
     /// Number of grid points.
     pub fn points(&self) -> u64 {
-        let (nx, ny) = self.global_size();
-        nx as u64 * ny as u64
+        self.global_size().as_u64vec2().element_product()
     }
 
-    /// Index of cell `(i, j)` (row, column) of block `pe` in a wafer-wide field.
-    pub fn sram_index(&self, pe: usize, i: u32, j: u32) -> usize {
-        pe * self.block_cells() + (i * self.stride() + j) as usize
+    /// Index of `cell` (column, row) of block `pe` in a wafer-wide field.
+    pub fn sram_index(&self, pe: usize, cell: UVec2) -> usize {
+        pe * self.block_cells() + (cell.y * self.stride() + cell.x) as usize
     }
 
-    /// Global point held by owned cell `(i, j)` of PE `(px, py)` after the grid translated by
-    /// `shift` points: `X = PX*n + (j - w) - shift` (DESIGN.md's formula with `c = 0`).
-    pub fn owned_point(&self, (px, py): (u32, u32), (i, j): (u32, u32), shift: u64) -> (u32, u32) {
-        let (nx, ny) = self.global_size();
-        let shift = |g: u32, size: u32| {
-            let back = (shift % size as u64) as u32;
-            (g % size + size - back) % size
-        };
+    /// Global point held by owned `cell` of PE `pe` after the grid translated by `shift`
+    /// points: `X = PX*n + (j - w) - shift` (DESIGN.md's formula with `c = 0`).
+    pub fn owned_point(&self, pe: UVec2, cell: UVec2, shift: u64) -> UVec2 {
+        let size = self.global_size();
+        let back = UVec2::new(
+            (shift % size.x as u64) as u32,
+            (shift % size.y as u64) as u32,
+        );
+        let frame = pe * self.n + cell - self.w();
+        (frame % size + size - back) % size
+    }
+
+    /// The first owned global point `(X0, Y0)` of PE `pe` after a translation by `shift`; it
+    /// owns `[X0, X0+n) x [Y0, Y0+n)` modulo the global size.
+    pub fn owned_origin(&self, pe: UVec2, shift: u64) -> UVec2 {
+        self.owned_point(pe, UVec2::splat(self.w()), shift)
+    }
+
+    /// The source of comm `cell` of PE `pe` in `sendrecv`. Panics in debug builds if `cell`
+    /// is an owned cell.
+    pub fn comm_source(&self, pe: UVec2, cell: UVec2) -> CommSource {
         let w = self.w();
-        (
-            shift(px * self.n + j - w, nx),
-            shift(py * self.n + i - w, ny),
-        )
-    }
-
-    /// The first owned global point `(X0, Y0)` of PE `(px, py)` after a translation by
-    /// `shift`; it owns `[X0, X0+n) x [Y0, Y0+n)` modulo the global size.
-    pub fn owned_origin(&self, pe: (u32, u32), shift: u64) -> (u32, u32) {
-        let w = self.w();
-        self.owned_point(pe, (w, w), shift)
-    }
-
-    /// The source of comm cell `(i, j)` of PE `(px, py)` in `sendrecv`. Panics in debug builds if
-    /// `(i, j)` is an owned cell.
-    pub fn comm_source(&self, (px, py): (u32, u32), (i, j): (u32, u32)) -> CommSource {
-        let w = self.w();
-        debug_assert!(i < w || j < w, "({i}, {j}) is an owned cell");
+        debug_assert!(cell.min_element() < w, "{cell} is an owned cell");
         let axis = |pe: u32, m: u32, pes: u32| {
             // Frame coordinate of the cell, made non-negative by one turn of the torus.
             let size = (pes * self.n) as u64;
@@ -157,26 +156,26 @@ impl WaferGeometry {
             let src_pe = (unrolled_src % pes as u64) as u32;
             (hops, src_pe, (u % self.n as u64) as u32 + w)
         };
-        let (hops_right, sx, sj) = axis(px, j, self.pes_x);
-        let (hops_up, sy, si) = axis(py, i, self.pes_y);
+        let (hops_right, sx, sj) = axis(pe.x, cell.x, self.pes_x);
+        let (hops_up, sy, si) = axis(pe.y, cell.y, self.pes_y);
         CommSource {
             hops_right,
             hops_up,
             pe: (sy * self.pes_x + sx) as usize,
-            cell: (si, sj),
+            cell: UVec2::new(sj, si),
         }
     }
 
-    /// All comm cells `(i, j)` of a block, in the order `sendrecv` enumerates them: the lower
-    /// strip (rows `[0, w)`, all columns, corner included), then the left strip.
-    pub fn comm_cell(&self, k: u32) -> (u32, u32) {
+    /// Comm cell `k` (column, row) of a block, in the order `sendrecv` enumerates them: the
+    /// lower strip (rows `[0, w)`, all columns, corner included), then the left strip.
+    pub fn comm_cell(&self, k: u32) -> UVec2 {
         let (w, stride) = (self.w(), self.stride());
         let lower = w * stride;
         if k < lower {
-            (k / stride, k % stride)
+            UVec2::new(k % stride, k / stride)
         } else {
             let k = k - lower;
-            (w + k / w, k % w)
+            UVec2::new(k % w, w + k / w)
         }
     }
 
@@ -186,18 +185,19 @@ impl WaferGeometry {
     pub(crate) fn for_each_owned(
         &self,
         shift: u64,
-        block_pe: impl Fn(usize) -> (u32, u32),
+        block_pe: impl Fn(usize) -> UVec2,
         layout: WaferGeometry,
-        mut f: impl FnMut(usize, (u32, u32)),
+        mut f: impl FnMut(usize, UVec2),
     ) {
         let (w, stride) = (self.w(), self.stride());
         for block in 0..layout.pe_count() {
             let coords = block_pe(block);
             for i in w..stride {
                 for j in w..stride {
+                    let cell = UVec2::new(j, i);
                     f(
-                        layout.sram_index(block, i, j),
-                        self.owned_point(coords, (i, j), shift),
+                        layout.sram_index(block, cell),
+                        self.owned_point(coords, cell, shift),
                     );
                 }
             }
@@ -205,8 +205,8 @@ impl WaferGeometry {
     }
 
     /// PE coordinates of block `pe`.
-    pub fn pe_coords(&self, pe: usize) -> (u32, u32) {
-        (
+    pub fn pe_coords(&self, pe: usize) -> UVec2 {
+        UVec2::new(
             (pe % self.pes_x as usize) as u32,
             (pe / self.pes_x as usize) as u32,
         )
@@ -258,9 +258,9 @@ mod tests {
         let g = WaferGeometry::new(2, 3, 3, 2).unwrap();
         let mut seen = vec![0u32; g.block_cells()];
         for k in 0..g.comm_cells() as u32 {
-            let (i, j) = g.comm_cell(k);
-            assert!(i < g.w() || j < g.w());
-            seen[(i * g.stride() + j) as usize] += 1;
+            let cell = g.comm_cell(k);
+            assert!(cell.min_element() < g.w());
+            seen[g.sram_index(0, cell)] += 1;
         }
         let owned = (g.n as usize).pow(2);
         assert_eq!(seen.iter().filter(|&&c| c == 1).count(), g.comm_cells());

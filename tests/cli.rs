@@ -146,8 +146,8 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["devices = 5", "1..=4"],
     );
     assert_rejected(
-        &run(&["--link-capacity", "99"]),
-        &["link capacity = 99", "0..=16"],
+        &run(&["--link-capacity", "70000"]),
+        &["link capacity = 70000", "0..=65536"],
     );
     assert_rejected(
         &run(&["--link-delay", "5000"]),

@@ -255,13 +255,15 @@ fn traffic_only_flows_right_and_up() {
     assert_eq!(stats.len(), 2 * c.count());
     for s in &stats {
         let (dx, dy) = (
-            (s.to.0 + c.wafers_x - s.from.0) % c.wafers_x,
-            (s.to.1 + c.wafers_y - s.from.1) % c.wafers_y,
+            (s.to.x + c.wafers_x - s.from.x) % c.wafers_x,
+            (s.to.y + c.wafers_y - s.from.y) % c.wafers_y,
         );
-        let (expected, cells) = match s.direction {
-            Direction::Right => ((1 % c.wafers_x, 0), c.package_cells(Direction::Right)),
-            Direction::Up => ((0, 1 % c.wafers_y), c.package_cells(Direction::Up)),
+        assert!(Direction::ALL.contains(&s.direction), "{s}");
+        let expected = match s.direction.is_horizontal() {
+            true => (1 % c.wafers_x, 0),
+            false => (0, 1 % c.wafers_y),
         };
+        let cells = c.package_cells(s.direction);
         assert_eq!((dx, dy), expected, "{s}");
         assert!(s.packages >= steps && s.packages <= steps + 1, "{s}");
         assert_eq!(s.bytes, s.packages * cells as u64 * 4, "{s}");

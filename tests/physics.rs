@@ -33,7 +33,7 @@ fn mode_problem(kernel: KernelKind) -> Problem {
 /// cos(k.x) becomes |lambda|^T cos(k.x + T arg lambda), with the amplification factor
 /// lambda = sum over the stencil of w(dx, dy) exp(i k.(dx, dy)), computed in f64.
 fn assert_exact_rate(problem: &Problem, field: &GlobalField) {
-    let (nx, ny) = problem.geometry.global_size();
+    let glam::UVec2 { x: nx, y: ny } = problem.geometry.global_size();
     let w = match problem.spec().kind {
         KernelKind::Heat5 => COEFFICIENTS.five_point(),
         _ => COEFFICIENTS.nine_point(),

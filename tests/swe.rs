@@ -116,8 +116,7 @@ fn gpu_and_cpu_agree_within_a_few_hundred_ulps() {
 
 fn swe(config: SweConfig, pes: (u32, u32), n: u32) -> (Problem, Swe) {
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
-    let (nx, ny) = geometry.global_size();
-    let kernel = Swe::new(config, UVec2::new(nx, ny)).unwrap();
+    let kernel = Swe::new(config, geometry.global_size()).unwrap();
     (
         Problem::new(Arc::new(kernel.clone()), geometry).unwrap(),
         kernel,
@@ -183,7 +182,7 @@ fn gravity_waves_spread_at_sqrt_g_h() {
     };
     // 720 x 126: half a degree in longitude, rows of about the same size near the equator.
     let (problem, swe) = swe(config, (360, 63), 2);
-    let (nx, ny) = problem.geometry.global_size();
+    let UVec2 { x: nx, y: ny } = problem.geometry.global_size();
     let row = (0..ny)
         .min_by(|&a, &b| {
             swe.lat_lon(0, a)

@@ -3,6 +3,7 @@
 
 mod common;
 
+use glam::UVec2;
 use wafer_emu::cpu::CpuCluster;
 use wafer_emu::field::InitialCondition;
 use wafer_emu::gpu::{GpuCluster, Placement};
@@ -27,7 +28,7 @@ fn tracer(pes: (u32, u32), n: u32) -> Problem {
 /// Checks every owned cell against `X in [PX*n - p*t, PX*n - p*t + n)` (mod the global size),
 /// written out here independently of the library's own mapping.
 fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
-    let (nx, ny) = g.global_size();
+    let UVec2 { x: nx, y: ny } = g.global_size();
     let w = g.w();
     for pe in 0..g.pe_count() {
         let (px, py) = ((pe as u32) % g.pes_x, (pe as u32) / g.pes_x);
@@ -37,7 +38,7 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
             for j in 0..g.n {
                 let x = (x0 + j as i64) % nx as i64;
                 let y = (y0 + i as i64) % ny as i64;
-                let held = sram[g.sram_index(pe, i + w, j + w)];
+                let held = sram[g.sram_index(pe, UVec2::new(j, i) + w)];
                 assert_eq!(
                     held,
                     (y * nx as i64 + x) as f32,
@@ -45,7 +46,10 @@ fn assert_owned_ranges(g: &WaferGeometry, sram: &[f32], t: u64) {
                 );
             }
         }
-        assert_eq!(g.owned_origin((px, py), t), (x0 as u32, y0 as u32));
+        assert_eq!(
+            g.owned_origin(UVec2::new(px, py), t),
+            UVec2::new(x0 as u32, y0 as u32)
+        );
     }
 }
 
@@ -77,16 +81,17 @@ fn owned_ranges_follow_the_design_formula_on_gpu() {
 /// Checks every comm cell against the point `sendrecv` must have put there when it last ran,
 /// at step `s`: the owned point with the same frame coordinate, `X = PX*n + j - w - p*s`.
 fn assert_comm_layers(g: &WaferGeometry, sram: &[f32], s: u64, what: &str) {
-    let (nx, ny) = g.global_size();
+    let UVec2 { x: nx, y: ny } = g.global_size();
     let frame = |pe: u32, m: u32, size: u32| {
         (pe as i64 * g.n as i64 + m as i64 - g.w() as i64 - s as i64).rem_euclid(size as i64)
     };
     for pe in 0..g.pe_count() {
-        let (px, py) = g.pe_coords(pe);
+        let UVec2 { x: px, y: py } = g.pe_coords(pe);
         for k in 0..g.comm_cells() as u32 {
-            let (i, j) = g.comm_cell(k);
+            let cell = g.comm_cell(k);
+            let (i, j) = (cell.y, cell.x);
             let point = frame(py, i, ny) * nx as i64 + frame(px, j, nx);
-            let held = sram[g.sram_index(pe, i, j)];
+            let held = sram[g.sram_index(pe, cell)];
             assert_eq!(
                 held, point as f32,
                 "{what}: PE ({px}, {py}) comm cell ({i}, {j})"
@@ -141,10 +146,11 @@ fn sendrecv_only_moves_data_right_and_up() {
         let g = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
         let max_hops = g.w().div_ceil(n);
         for pe in 0..g.pe_count() {
-            let (px, py) = g.pe_coords(pe);
+            let UVec2 { x: px, y: py } = g.pe_coords(pe);
             for k in 0..g.comm_cells() as u32 {
-                let (i, j) = g.comm_cell(k);
-                let src = g.comm_source((px, py), (i, j));
+                let cell = g.comm_cell(k);
+                let (i, j) = (cell.y, cell.x);
+                let src = g.comm_source(UVec2::new(px, py), cell);
                 assert!(
                     src.hops_right + src.hops_up > 0,
                     "cell ({i}, {j}) receives from itself"
@@ -162,8 +168,8 @@ fn sendrecv_only_moves_data_right_and_up() {
                 assert!(src.hops_right <= max_hops && src.hops_up <= max_hops);
                 let expected_x = (px + pes.0 * max_hops - src.hops_right) % pes.0;
                 let expected_y = (py + pes.1 * max_hops - src.hops_up) % pes.1;
-                assert_eq!(g.pe_coords(src.pe), (expected_x, expected_y));
-                let (si, sj) = src.cell;
+                assert_eq!(g.pe_coords(src.pe), UVec2::new(expected_x, expected_y));
+                let (si, sj) = (src.cell.y, src.cell.x);
                 assert!(
                     si >= g.w() && sj >= g.w(),
                     "source ({si}, {sj}) is not an owned cell"

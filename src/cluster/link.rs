@@ -7,29 +7,50 @@ use serde::Serialize;
 use super::ClusterGeometry;
 use crate::{invalid, Result};
 
-/// The two directions a link carries data in; nothing ever flows left or down.
+/// The directions a link can carry data in. Domain translation uses only `Right` and `Up`
+/// ([`Direction::ALL`], the emulated cluster's links): nothing flows left or down. The timing
+/// model also runs the paper's static decomposition, whose halos go all four ways.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Right,
     Up,
+    Left,
+    Down,
 }
 
 impl Direction {
+    /// The links of domain translation.
     pub const ALL: [Direction; 2] = [Direction::Right, Direction::Up];
+    /// The links of a halo exchange.
+    pub const FOUR: [Direction; 4] = [
+        Direction::Right,
+        Direction::Up,
+        Direction::Left,
+        Direction::Down,
+    ];
 
     /// Wafer offset `(dx, dy)` of the link's far end.
     pub fn offset(self) -> (i64, i64) {
         match self {
             Direction::Right => (1, 0),
             Direction::Up => (0, 1),
+            Direction::Left => (-1, 0),
+            Direction::Down => (0, -1),
         }
+    }
+
+    /// Whether the link joins wafers of one row.
+    pub fn is_horizontal(self) -> bool {
+        matches!(self, Direction::Right | Direction::Left)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Direction::Right => "right",
             Direction::Up => "up",
+            Direction::Left => "left",
+            Direction::Down => "down",
         }
     }
 }
@@ -62,10 +83,10 @@ impl LinkId {
         format!(
             "{} link ({},{})->({},{})",
             self.dir.name(),
-            a.0,
-            a.1,
-            b.0,
-            b.1
+            a.x,
+            a.y,
+            b.x,
+            b.y
         )
     }
 }
@@ -80,9 +101,10 @@ pub struct LinkSpec {
 
 /// Largest link delay, in rounds.
 pub const MAX_DELAY: u32 = 1000;
-/// Largest link capacity, in packages (the device rings have as many slots per link as the
-/// largest capacity in the cluster).
-pub const MAX_CAPACITY: u32 = 16;
+/// Largest link capacity, in packages, of the emulated links and of the timing model alike
+/// (the device rings have as many slots per link as the largest capacity in the cluster; a
+/// ring that does not fit the device is refused with the size it needs).
+pub const MAX_CAPACITY: u32 = 1 << 16;
 
 impl Default for LinkSpec {
     /// No delay; room for two packages, so that a wafer may run one step ahead of its
@@ -192,8 +214,8 @@ impl LinkConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkStats {
     pub link: String,
-    pub from: (u32, u32),
-    pub to: (u32, u32),
+    pub from: glam::UVec2,
+    pub to: glam::UVec2,
     pub direction: Direction,
     pub delay: u32,
     pub capacity: u32,

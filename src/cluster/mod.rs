@@ -15,6 +15,7 @@ pub mod schedule;
 use crate::field::GlobalField;
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
+use glam::UVec2;
 
 pub use link::{Direction, LinkConfig, LinkId, LinkSpec, LinkStats};
 pub use schedule::{Round, Scheduler};
@@ -91,8 +92,8 @@ impl ClusterGeometry {
     }
 
     /// Wafer coordinates of wafer `k` (row-major: `k = wy * Kx + wx`).
-    pub fn coords(&self, k: usize) -> (u32, u32) {
-        (
+    pub fn coords(&self, k: usize) -> UVec2 {
+        UVec2::new(
             (k % self.wafers_x as usize) as u32,
             (k / self.wafers_x as usize) as u32,
         )
@@ -107,16 +108,16 @@ impl ClusterGeometry {
 
     /// The wafer one step along `dir` from wafer `k` (where its link in that direction goes).
     pub fn neighbour(&self, k: usize, dir: Direction) -> usize {
-        let (x, y) = self.coords(k);
+        let at = self.coords(k);
         let (dx, dy) = dir.offset();
-        self.index((x as i64 + dx, y as i64 + dy))
+        self.index((at.x as i64 + dx, at.y as i64 + dy))
     }
 
     /// The wafer whose link in direction `dir` arrives at wafer `k`.
     pub fn upstream(&self, k: usize, dir: Direction) -> usize {
-        let (x, y) = self.coords(k);
+        let at = self.coords(k);
         let (dx, dy) = dir.offset();
-        self.index((x as i64 - dx, y as i64 - dy))
+        self.index((at.x as i64 - dx, at.y as i64 - dy))
     }
 
     /// The link arriving at wafer `k` travelling in direction `dir` (from the left for
@@ -141,18 +142,18 @@ impl ClusterGeometry {
     }
 
     /// Points along a wafer's sides, `(W, H)`.
-    pub fn wafer_points(&self) -> (u32, u32) {
+    pub fn wafer_points(&self) -> UVec2 {
         self.wafer.global_size()
     }
 
     /// Cells of one package on a link in direction `dir`: the up package is the top strip
     /// `W x w`, the right package the right strip with the forwarded corner, `w x (H + w)`.
     pub fn package_cells(&self, dir: Direction) -> usize {
-        let (w_pts, h_pts) = self.wafer_points();
+        let points = self.wafer_points().as_usizevec2();
         let w = self.wafer.w() as usize;
-        match dir {
-            Direction::Up => w_pts as usize * w,
-            Direction::Right => w * (h_pts as usize + w),
+        match dir.is_horizontal() {
+            true => w * (points.y + w),
+            false => points.x * w,
         }
     }
 
@@ -162,11 +163,11 @@ impl ClusterGeometry {
     }
 
     /// Global PE coordinates of SRAM block `block` in the cluster's wafer-major layout.
-    pub fn block_pe(&self, block: usize) -> (u32, u32) {
+    pub fn block_pe(&self, block: usize) -> UVec2 {
         let per_wafer = self.wafer.pe_count();
-        let (wx, wy) = self.coords(block / per_wafer);
-        let (px, py) = self.wafer.pe_coords(block % per_wafer);
-        (wx * self.wafer.pes_x + px, wy * self.wafer.pes_y + py)
+        let wafer = self.coords(block / per_wafer);
+        let pes = UVec2::new(self.wafer.pes_x, self.wafer.pes_y);
+        wafer * pes + self.wafer.pe_coords(block % per_wafer)
     }
 
     /// The SRAM of wafers `wafers` (in that order) as at step 0, comm layers zero.
@@ -181,7 +182,7 @@ impl ClusterGeometry {
                 0,
                 |b| self.block_pe(first + b),
                 self.wafer,
-                |i, x| part[i] = field.at(x.0, x.1),
+                |i, x| part[i] = field.at(x.x, x.y),
             );
         }
         Ok(sram)
@@ -199,7 +200,7 @@ impl ClusterGeometry {
                 shift,
                 |b| self.block_pe(first + b),
                 self.wafer,
-                |i, x| out.data[(x.1 * out.nx + x.0) as usize] = part[i],
+                |i, x| out.data[(x.y * out.nx + x.x) as usize] = part[i],
             );
         }
     }

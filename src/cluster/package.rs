@@ -6,6 +6,8 @@
 //! Right package: frame rows `[-w, H)` by the sender's last `w` columns `[W-w, W)`, row-major;
 //! its first `w` rows are the corner, forwarded from the up package that came from below.
 
+use glam::UVec2;
+
 use super::ClusterGeometry;
 use crate::wafer::WaferGeometry;
 
@@ -13,12 +15,18 @@ use crate::wafer::WaferGeometry;
 fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
     let g = &c.wafer;
     let pe = (y / g.n * g.pes_x + x / g.n) as usize;
-    g.sram_index(pe, y % g.n + g.w(), x % g.n + g.w())
+    g.sram_index(pe, UVec2::new(x % g.n, y % g.n) + g.w())
 }
 
 /// The up package of one wafer's SRAM.
 pub fn pack_up(c: &ClusterGeometry, sram: &[f32]) -> Vec<f32> {
-    let ((width, height), w) = (c.wafer_points(), c.wafer.w());
+    let (
+        UVec2 {
+            x: width,
+            y: height,
+        },
+        w,
+    ) = (c.wafer_points(), c.wafer.w());
     (height - w..height)
         .flat_map(|y| (0..width).map(move |x| (x, y)))
         .map(|(x, y)| sram[owned_index(c, x, y)])
@@ -28,7 +36,13 @@ pub fn pack_up(c: &ClusterGeometry, sram: &[f32]) -> Vec<f32> {
 /// The right package of one wafer's SRAM, with the corner from `below_up`, the up package
 /// this wafer received from below.
 pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f32> {
-    let ((width, height), w) = (c.wafer_points(), c.wafer.w());
+    let (
+        UVec2 {
+            x: width,
+            y: height,
+        },
+        w,
+    ) = (c.wafer_points(), c.wafer.w());
     let mut package = Vec::with_capacity(c.package_cells(super::Direction::Right));
     for row in 0..height + w {
         for x in width - w..width {
@@ -57,8 +71,8 @@ pub fn receive(
 ) {
     let g = &c.wafer;
     let (n, w, s) = (g.n as usize, g.w() as i64, g.stride() as usize);
-    let width = c.wafer_points().0 as i64;
-    let (px, py) = g.pe_coords(pe);
+    let width = c.wafer_points().x as i64;
+    let UVec2 { x: px, y: py } = g.pe_coords(pe);
     let (x0, y0) = ((px * g.n) as i64 - w, (py * g.n) as i64 - w);
     let fetch = |x: i64, y: i64| match (x >= 0, y >= 0) {
         (true, true) => sram[owned_index(c, x as u32, y as u32)],
@@ -116,8 +130,8 @@ mod tests {
             let wafer = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
             let c = ClusterGeometry::new(wafers.0, wafers.1, wafer).unwrap();
             let whole = c.whole().unwrap();
-            let (nx, ny) = whole.global_size();
-            let field = InitialCondition::Index.field(nx, ny);
+            let size = whole.global_size();
+            let field = InitialCondition::Index.field(size.x, size.y);
             let all: Vec<usize> = (0..c.count()).collect();
             let per = wafer.sram_cells() as usize;
             let sram = c.scatter(&field, &all).unwrap();
@@ -145,15 +159,15 @@ mod tests {
                 }
                 let part = &blocks;
                 for b in 0..wafer.pe_count() {
-                    let (gx, gy) = c.block_pe(k * wafer.pe_count() + b);
+                    let pe = c.block_pe(k * wafer.pe_count() + b);
                     for cell in 0..wafer.comm_cells() as u32 {
-                        let (i, j) = wafer.comm_cell(cell);
-                        let src = whole.comm_source((gx, gy), (i, j));
-                        let expected = reference[whole.sram_index(src.pe, src.cell.0, src.cell.1)];
+                        let cell = wafer.comm_cell(cell);
+                        let src = whole.comm_source(pe, cell);
+                        let expected = reference[whole.sram_index(src.pe, src.cell)];
                         assert_eq!(
-                            part[wafer.sram_index(b, i, j)],
+                            part[wafer.sram_index(b, cell)],
                             expected,
-                            "{wafers:?} wafers of {pes:?} PEs, n = {n}: wafer {k} PE {b} cell ({i}, {j})"
+                            "{wafers:?} wafers of {pes:?} PEs, n = {n}: wafer {k} PE {b} cell {cell}"
                         );
                     }
                 }

@@ -243,8 +243,8 @@ impl Scheduler {
     /// package (its consequence).
     fn deadlock(&self) -> Error {
         let wafer = |k: usize| {
-            let (x, y) = self.cluster.coords(k);
-            format!("wafer ({x},{y})")
+            let at = self.cluster.coords(k);
+            format!("wafer ({},{})", at.x, at.y)
         };
         let mut reasons = vec![];
         for (k, w) in self.wafers.iter().enumerate() {

@@ -205,7 +205,7 @@ fn cluster_problem(config: &BenchConfig, cluster: ClusterGeometry) -> Result<Pro
         init: (config.kernel.spec().fields.len() == 1).then(|| "random:1".to_string()),
         ..KernelOptions::default()
     };
-    let (nx, ny) = cluster.whole()?.global_size();
+    let glam::UVec2 { x: nx, y: ny } = cluster.whole()?.global_size();
     let kernel = config
         .kernel
         .configure(&options, glam::UVec2::new(nx, ny))?;

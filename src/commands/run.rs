@@ -236,7 +236,7 @@ impl RunReport {
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let g = &self.problem.geometry;
-        let (nx, ny) = g.global_size();
+        let glam::UVec2 { x: nx, y: ny } = g.global_size();
         let secs = self.stepping.as_secs_f64();
         let flops = self.problem.flops_per_step() as f64 * self.steps as f64;
         let spec = self.problem.spec();

@@ -380,7 +380,7 @@ impl DeviceRunner {
             ),
             Waiting::Package => (to, "its", format!("from device {}", self.owner[link.from])),
         };
-        let (x, y) = c.coords(wafer);
+        let glam::UVec2 { x, y } = c.coords(wafer);
         let message = format!(
             "wafer ({x},{y}) on device {} waited {:?} for {what} step-{state} package on the {} {other}",
             self.device,
@@ -608,7 +608,7 @@ impl Simulator for GpuCluster {
 
     fn state(&self) -> Result<Vec<GlobalField>> {
         self.check_usable()?;
-        let (nx, ny) = self.cluster.whole()?.global_size();
+        let glam::UVec2 { x: nx, y: ny } = self.cluster.whole()?.global_size();
         let spec = self.kernel.spec();
         let mut state = vec![GlobalField::zeros(nx, ny); spec.fields.len()];
         let shift = spec.shift_after(self.remaps);

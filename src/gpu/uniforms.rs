@@ -34,7 +34,7 @@ impl WaferUniform {
     /// The wafers of `problem` whose SRAM buffers hold `plane` cells per field.
     pub fn new(problem: &Problem, plane: u64) -> Self {
         let (g, spec) = (problem.cluster.wafer, problem.spec());
-        let (nx, ny) = problem.geometry.global_size();
+        let glam::UVec2 { x: nx, y: ny } = problem.geometry.global_size();
         let mut partial = [0; 4];
         for (k, p) in partial.iter_mut().enumerate().take(spec.stages.len()) {
             *p = spec.shift_after(k as u64) as u32;
@@ -96,7 +96,10 @@ pub struct ClusterUniform {
 
 impl ClusterUniform {
     pub fn new(c: &ClusterGeometry, ring: u32, fields: usize) -> Self {
-        let (width, height) = c.wafer_points();
+        let glam::UVec2 {
+            x: width,
+            y: height,
+        } = c.wafer_points();
         Self {
             wafers_x: c.wafers_x,
             wafers_y: c.wafers_y,

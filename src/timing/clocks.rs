@@ -21,6 +21,7 @@
 use rayon::prelude::*;
 
 use super::params::{Method, TimingParams};
+pub use crate::cluster::Direction;
 use crate::{invalid, Result};
 
 /// Ticks per cycle.
@@ -95,27 +96,6 @@ impl ClusterShape {
     /// Wafers of the cluster.
     pub fn wafer_count(&self) -> usize {
         (self.wafers_x * self.wafers_y) as usize
-    }
-}
-
-/// Direction a link carries data in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Right,
-    Up,
-    Left,
-    Down,
-}
-
-impl Direction {
-    /// Wafer offset of the receiver.
-    fn offset(self) -> (i64, i64) {
-        match self {
-            Self::Right => (1, 0),
-            Self::Up => (0, 1),
-            Self::Left => (-1, 0),
-            Self::Down => (0, -1),
-        }
     }
 }
 
@@ -252,7 +232,7 @@ impl ClusterClocks {
                 let to = ((wy + dy).rem_euclid(ky) * kx + (wx + dx).rem_euclid(kx)) as usize;
                 let strips = edge_len(&shape, direction);
                 let consumed = vec![0; costs.capacity as usize * strips];
-                let horizontal = matches!(direction, Direction::Right | Direction::Left);
+                let horizontal = direction.is_horizontal();
                 let (latency, serialise) = match horizontal {
                     true => (costs.latency_h, costs.serialise_h),
                     false => (costs.latency_v, costs.serialise_v),
@@ -520,13 +500,8 @@ fn upstream(method: Method) -> &'static [(i64, i64)] {
 /// Directions of the links each wafer sends on, in link order.
 pub fn directions(method: Method) -> &'static [Direction] {
     match method {
-        Method::DomainTranslation => &[Direction::Right, Direction::Up],
-        _ => &[
-            Direction::Right,
-            Direction::Up,
-            Direction::Left,
-            Direction::Down,
-        ],
+        Method::DomainTranslation => &Direction::ALL,
+        _ => &Direction::FOUR,
     }
 }
 

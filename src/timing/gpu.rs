@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::clocks::{directions, ClusterClocks, Direction};
+use super::clocks::{directions, ClusterClocks};
 use crate::gpu::{shaders, GpuContext};
 use crate::Result;
 
@@ -56,7 +56,7 @@ impl GpuClocks {
     pub fn new(ctx: Arc<GpuContext>, start: &ClusterClocks) -> Result<Self> {
         let (shape, costs) = (start.shape, start.costs);
         let uniform_links = start.links.iter().all(|l| {
-            let vertical = matches!(l.direction, Direction::Up | Direction::Down);
+            let vertical = !l.direction.is_horizontal();
             let expected = match vertical {
                 true => (costs.latency_v, costs.serialise_v),
                 false => (costs.latency_h, costs.serialise_h),

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::cluster::link::MAX_CAPACITY;
 use crate::kernels::{CostModel, KernelKind};
 use crate::{invalid, Result};
 
@@ -197,8 +198,7 @@ impl TimingParams {
     }
 }
 
-/// Most packages a link may hold (credits are kept per package and strip).
-pub const MAX_CAPACITY: u32 = 1 << 16;
+
 
 /// Names accepted by [`TimingParams::set`].
 pub const KEYS: [&str; 11] = [

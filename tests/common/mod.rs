@@ -82,11 +82,10 @@ pub fn swe_problem(wafers: (u32, u32), pes: (u32, u32), n: u32, seed: u64) -> Pr
     use wafer_emu::kernels::swe::{Swe, SweConfig, SweInit};
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
     let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
-    let (nx, ny) = cluster.whole().unwrap().global_size();
     let config = SweConfig {
         init: SweInit::Random { seed },
         ..SweConfig::default()
     };
-    let kernel = Swe::new(config, glam::UVec2::new(nx, ny)).unwrap();
+    let kernel = Swe::new(config, cluster.whole().unwrap().global_size()).unwrap();
     Problem::new(std::sync::Arc::new(kernel), cluster).unwrap()
 }
