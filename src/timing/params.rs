@@ -198,8 +198,6 @@ impl TimingParams {
     }
 }
 
-
-
 /// Names accepted by [`TimingParams::set`].
 pub const KEYS: [&str; 11] = [
     "a0",
