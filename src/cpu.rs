@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
-use crate::kernels::{Kernel, RowWindow, RowsOut, MAX_FIELDS, MAX_WINDOW};
+use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::{Problem, Simulator};
 use crate::wafer::StageSlots;
 use crate::{Error, Result};
@@ -152,56 +152,55 @@ fn receive_plane(c: &ClusterGeometry, plane: &mut [f32], left: &[f32], below: &[
         .for_each(|(block, layer)| package::write_comm_layer(&c.wafer, block, layer));
 }
 
-/// Runs stage `stage` of `kernel` over the run of points that starts at global point `at`,
-/// split where it passes the grid's last column.
-fn stage_run(
+/// Runs stage `stage` of `kernel` on `block`, split where its runs pass the grid's last
+/// column.
+fn stage_block(
     (kernel, stage): (&dyn Kernel, usize),
-    at: UVec2,
-    window: &RowWindow,
-    out: &mut RowsOut,
+    block: Block,
+    input: &BlockIn,
+    out: &mut BlockOut,
 ) {
-    let len = out[0].len();
-    let first = ((kernel.grid().x - at.x) as usize).min(len);
-    for (from, to, x) in [(0, first, at.x), (first, len, 0)] {
-        if from < to {
-            let mut part = out.each_mut().map(|o| {
-                let to = to.min(o.len());
-                &mut o[from.min(to)..to]
-            });
-            kernel.stage_row(stage, UVec2::new(x, at.y), &window.skip(from), &mut part);
-        }
+    let first = ((kernel.grid().x - block.at.x) as usize).min(block.len);
+    kernel.stage_block(
+        stage,
+        Block {
+            len: first,
+            ..block
+        },
+        input,
+        out,
+    );
+    if first < block.len {
+        let rest = Block {
+            at: UVec2::new(0, block.at.y),
+            len: block.len - first,
+            ..block
+        };
+        kernel.stage_block(stage, rest, &input.skip(first), &mut out.part(first));
     }
 }
 
-/// Output rows of every field cut into `count` chunks of `cells`, by chunk.
-fn rows_out(out: &mut [Vec<f32>], count: usize, cells: usize) -> Vec<RowsOut<'_>> {
-    let mut rows: Vec<RowsOut> = (0..count).map(|_| Default::default()).collect();
+/// Every field's plane cut into chunks of `cells`, by chunk.
+fn chunks_out(out: &mut [Vec<f32>], cells: usize) -> Vec<[&mut [f32]; MAX_FIELDS]> {
+    let count = out.first().map_or(0, |plane| plane.len().div_ceil(cells));
+    let mut chunks: Vec<[&mut [f32]; MAX_FIELDS]> =
+        (0..count).map(|_| Default::default()).collect();
     for (f, plane) in out.iter_mut().enumerate() {
-        for (row, chunk) in rows.iter_mut().zip(plane.chunks_mut(cells)) {
-            row[f] = chunk;
+        for (chunk, cut) in chunks.iter_mut().zip(plane.chunks_mut(cells)) {
+            chunk[f] = cut;
         }
     }
-    rows
+    chunks
 }
 
-/// Rows `dy = 0 ..= w` of every field of `plane`, `len` values each, the first from `start`
-/// and the next every `stride`.
-fn window_rows(
-    plane: &[Vec<f32>],
-    (start, stride, len): (usize, usize, usize),
-    w: usize,
-) -> [[&[f32]; MAX_WINDOW]; MAX_FIELDS] {
-    std::array::from_fn(|f| {
-        std::array::from_fn(|dy| match plane.get(f) {
-            Some(p) if dy <= w => &p[start + dy * stride..][..len],
-            _ => &[][..],
-        })
-    })
+/// Every field's `range` of `planes` (unused fields empty).
+fn fields_at(planes: &[Vec<f32>], range: std::ops::Range<usize>) -> [&[f32]; MAX_FIELDS] {
+    std::array::from_fn(|f| planes.get(f).map_or(&[][..], |p| &p[range.clone()]))
 }
 
-/// A stage on every PE of a wafer, a row of PEs per task: row `i` of a PE's owned points,
-/// `y[i+w][w..w+n]`, from rows `i ..= i+w` of the remapped state and the step's start, at the
-/// global points the written cells hold after the translation by `shift`.
+/// A stage on every PE of a wafer, a row of PEs per task and a PE per call: row `i` of a PE's
+/// owned points, `y[i+w][w..w+n]`, from rows `i ..= i+w` of the remapped state and the step's
+/// start, at the global points the written cells hold after the translation by `shift`.
 fn compute_stage(
     c: &ClusterGeometry,
     kernel: (&dyn Kernel, usize),
@@ -218,31 +217,36 @@ fn compute_stage(
         g.n as usize,
     );
     let pes_x = g.pes_x as usize;
-    rows_out(out, g.pes_y as usize, pes_x * block)
+    chunks_out(out, pes_x * block)
         .par_iter_mut()
         .enumerate()
         .for_each(|(py, outs)| {
             for px in 0..pes_x {
                 let pe = py * pes_x + px;
-                let coords = pe_of(pe);
-                for i in 0..n {
-                    let rows = (pe * block + i * s, s, n + w);
-                    let window = RowWindow {
-                        cur: window_rows(cur, rows, w),
-                        base: window_rows(base, rows, w),
-                    };
-                    let at = px * block + (i + w) * s + w;
-                    let mut row = outs
+                let cells = pe * block..(pe + 1) * block;
+                let input = BlockIn {
+                    cur: fields_at(cur, cells.clone()),
+                    base: fields_at(base, cells),
+                    stride: s,
+                };
+                let owned = px * block + w * s + w..(px + 1) * block;
+                let mut out = BlockOut {
+                    fields: outs
                         .each_mut()
-                        .map(|o| o.get_mut(at..at + n).unwrap_or_default());
-                    let cell = UVec2::new(w as u32, (i + w) as u32);
-                    stage_run(
-                        kernel,
-                        whole.owned_point(coords, cell, shift),
-                        &window,
-                        &mut row,
-                    );
-                }
+                        .map(|o| o.get_mut(owned.clone()).unwrap_or_default()),
+                    stride: s,
+                };
+                let at = whole.owned_point(pe_of(pe), UVec2::splat(w as u32), shift);
+                stage_block(
+                    kernel,
+                    Block {
+                        at,
+                        rows: n,
+                        len: n,
+                    },
+                    &input,
+                    &mut out,
+                );
             }
         });
 }
@@ -382,8 +386,11 @@ impl CpuGlobal {
     }
 }
 
-/// A stage on the periodic global grid, a row per task: every point from the window at the
-/// stage's `origin`, its rows copied with their wrap.
+/// Rows of the global grid per task.
+const BAND: usize = 16;
+
+/// A stage on the periodic global grid, a band of rows per task: every point from the window
+/// at the stage's `origin`, the band's window rows copied with their wrap.
 fn global_stage(
     grid: UVec2,
     kernel: (&dyn Kernel, usize),
@@ -397,33 +404,41 @@ fn global_stage(
     );
     let (nx, ny) = (grid.x as usize, grid.y as usize);
     let wrap = |i: i64, n: usize| i.rem_euclid(n as i64) as usize;
-    rows_out(out, ny, nx)
+    chunks_out(out, BAND * nx)
         .par_iter_mut()
         .enumerate()
-        .for_each(|(y, out)| {
-            // Rows dy = 0 ..= w of every field, from column `origin`, nx + w values each.
-            let copy = |plane: &[Vec<f32>]| -> Vec<Vec<f32>> {
-                plane
-                    .iter()
-                    .map(|p| {
-                        (0..=w as i64)
-                            .flat_map(|dy| {
-                                let r = wrap(y as i64 + origin + dy, ny) * nx;
-                                (0..nx + w).map(move |x| p[r + wrap(x as i64 + origin, nx)])
-                            })
-                            .collect()
+        .for_each(|(band, outs)| {
+            let (y0, rows) = (band * BAND, outs[0].len() / nx);
+            // Rows y0 + origin ..= y0 + rows - 1 + origin + w of every field, from column
+            // `origin`, nx + w values each.
+            let copy = |plane: &Vec<f32>| -> Vec<f32> {
+                (0..(rows + w) as i64)
+                    .flat_map(|dy| {
+                        let r = wrap(y0 as i64 + origin + dy, ny) * nx;
+                        (0..nx + w).map(move |x| plane[r + wrap(x as i64 + origin, nx)])
                     })
                     .collect()
             };
-            let (cur_rows, base_rows) = (copy(cur), copy(base));
-            let rows = (0, nx + w, nx + w);
-            let window = RowWindow {
-                cur: window_rows(&cur_rows, rows, w),
-                base: window_rows(&base_rows, rows, w),
+            let (cur_rows, base_rows): (Vec<_>, Vec<_>) = (
+                cur.iter().map(copy).collect(),
+                base.iter().map(copy).collect(),
+            );
+            let all = 0..(rows + w) * (nx + w);
+            let input = BlockIn {
+                cur: fields_at(&cur_rows, all.clone()),
+                base: fields_at(&base_rows, all),
+                stride: nx + w,
             };
-            kernel
-                .0
-                .stage_row(kernel.1, UVec2::new(0, y as u32), &window, out);
+            let mut out = BlockOut {
+                fields: outs.each_mut().map(|o| &mut o[..]),
+                stride: nx,
+            };
+            let block = Block {
+                at: UVec2::new(0, y0 as u32),
+                rows,
+                len: nx,
+            };
+            kernel.0.stage_block(kernel.1, block, &input, &mut out);
         });
 }
 

@@ -61,11 +61,7 @@ pub const MAX_WINDOW: usize = 3;
 /// A 3 x 3 neighbourhood: rows below, middle and above; each row is left, centre, right.
 pub type Neighbourhood = [[f32; 3]; 3];
 
-/// The output rows of a stage: one run of written points per state field (unused fields
-/// empty).
-pub type RowsOut<'a> = [&'a mut [f32]; MAX_FIELDS];
-
-/// How the GPU engines drive a stage (the CPU engines call [`Kernel::stage_row`] for both).
+/// How the GPU engines drive a stage (the CPU engines call [`Kernel::stage_block`] for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Driver {
     /// One field and the 3 x 3 window centred on the point: the engines keep rolling rows of
@@ -168,23 +164,77 @@ impl KernelSpec {
     }
 }
 
-/// A stage's window over a run of `len` written points: `cur[f][dy]` and `base[f][dy]` are
-/// row `dy` (`0 ..= w`, bottom up) of field `f`'s window in the state being remapped and in
-/// the state at the start of the step, `len + w` values from the window's left column.
-/// Unused fields and rows are empty.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RowWindow<'a> {
-    pub cur: [[&'a [f32]; MAX_WINDOW]; MAX_FIELDS],
-    pub base: [[&'a [f32]; MAX_WINDOW]; MAX_FIELDS],
+/// The points a stage writes in one call on the CPU: `rows` runs of `len` points, run `i` at
+/// global points `at + (j, i)` of the untranslated grid. Rows wrap around the grid; a run
+/// never passes the grid's last column (the engines split it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub at: UVec2,
+    pub rows: usize,
+    pub len: usize,
 }
 
-impl<'a> RowWindow<'a> {
-    /// The window of the run that starts `skip` points later.
+/// What a block reads: row `dy` (`0 ..= w`, bottom up) of field `f`'s window for run `i` is
+/// `cur[f][(i + dy) * stride..]`, `len + w` values from the window's left column, in the
+/// state being remapped; `base` likewise in the state at the start of the step. Unused
+/// fields are empty.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BlockIn<'a> {
+    pub cur: [&'a [f32]; MAX_FIELDS],
+    pub base: [&'a [f32]; MAX_FIELDS],
+    pub stride: usize,
+}
+
+impl<'a> BlockIn<'a> {
+    /// Row `dy` of field `f`'s window for run `i`: `len` values.
+    #[inline(always)]
+    pub fn cur(&self, f: usize, i: usize, dy: usize, len: usize) -> &'a [f32] {
+        &self.cur[f][(i + dy) * self.stride..][..len]
+    }
+
+    /// The same row at the start of the step.
+    #[inline(always)]
+    pub fn base(&self, f: usize, i: usize, dy: usize, len: usize) -> &'a [f32] {
+        &self.base[f][(i + dy) * self.stride..][..len]
+    }
+
+    /// The inputs of the block whose runs start `skip` points later.
     pub fn skip(&self, skip: usize) -> Self {
-        let cut = |rows: [&'a [f32]; MAX_WINDOW]| rows.map(|r| r.get(skip..).unwrap_or(&[]));
+        let cut = |plane: &'a [f32]| plane.get(skip..).unwrap_or(&[]);
         Self {
             cur: self.cur.map(cut),
             base: self.base.map(cut),
+            stride: self.stride,
+        }
+    }
+}
+
+/// Where a block writes: run `i` of field `f` is `fields[f][i * stride..][..len]`. Unused
+/// fields are empty.
+#[derive(Debug, Default)]
+pub struct BlockOut<'a> {
+    pub fields: [&'a mut [f32]; MAX_FIELDS],
+    pub stride: usize,
+}
+
+impl BlockOut<'_> {
+    /// Run `i` of every field, `len` values each (unused fields empty).
+    #[inline(always)]
+    pub fn runs(&mut self, i: usize, len: usize) -> [&mut [f32]; MAX_FIELDS] {
+        let from = i * self.stride;
+        self.fields
+            .each_mut()
+            .map(|f| f.get_mut(from..from + len).unwrap_or_default())
+    }
+
+    /// The outputs of the block whose runs start `skip` points later.
+    pub fn part(&mut self, skip: usize) -> BlockOut<'_> {
+        BlockOut {
+            fields: self
+                .fields
+                .each_mut()
+                .map(|f| f.get_mut(skip..).unwrap_or_default()),
+            stride: self.stride,
         }
     }
 }
@@ -203,10 +253,9 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     fn constants(&self) -> &[f32];
     /// The state at step 0, one field per [`KernelSpec::fields`].
     fn initial_state(&self) -> Vec<GlobalField>;
-    /// CPU twin of stage `stage`: writes `out[f][j]`, the new value of field `f` at global
-    /// point `at + (j, 0)` of the untranslated grid, from `window`. The run never passes the
-    /// grid's last column.
-    fn stage_row(&self, stage: usize, at: UVec2, window: &RowWindow, out: &mut RowsOut);
+    /// CPU twin of stage `stage` on a block of points: the new value of field `f` at the
+    /// block's point `(j, i)` goes to `out.run(f, i, len)[j]`, from `input`.
+    fn stage_block(&self, stage: usize, block: Block, input: &BlockIn, out: &mut BlockOut);
     /// The parameters, one line per item, for reports.
     fn describe(&self) -> Vec<(String, String)>;
     /// Model time of one step in seconds, where the kernel has one.

@@ -6,7 +6,8 @@ use glam::UVec2;
 use multiversion::multiversion;
 
 use super::{
-    CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood, RowWindow, RowsOut, Stage,
+    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood,
+    Stage,
 };
 use crate::field::{GlobalField, InitialCondition};
 use crate::{invalid, Result};
@@ -145,11 +146,10 @@ impl Kernel for Heat {
         vec![self.init.field(self.grid.x, self.grid.y)]
     }
 
-    fn stage_row(&self, _stage: usize, _at: UVec2, window: &RowWindow, out: &mut RowsOut) {
-        let rows = window.cur[0];
+    fn stage_block(&self, _stage: usize, block: Block, input: &BlockIn, out: &mut BlockOut) {
         match self.kind {
-            KernelKind::Heat9 => heat9_row(&self.weights, rows, out[0]),
-            _ => heat5_row(&self.weights, rows, out[0]),
+            KernelKind::Heat9 => heat9_block(&self.weights, block, input, out),
+            _ => heat5_block(&self.weights, block, input, out),
         }
     }
 
@@ -298,14 +298,30 @@ fn stencil_row(
     }
 }
 
-#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
-fn heat5_row(weights: &Weights, rows: [&[f32]; 3], out: &mut [f32]) {
-    stencil_row(weights, rows, out, heat5_point)
+/// Every run of a block from its three window rows.
+#[inline(always)]
+fn stencil_block(
+    weights: &Weights,
+    Block { rows, len, .. }: Block,
+    input: &BlockIn,
+    out: &mut BlockOut,
+    point: impl Fn(&Weights, &Neighbourhood) -> f32 + Copy,
+) {
+    for i in 0..rows {
+        let window = [0, 1, 2].map(|dy| input.cur(0, i, dy, len + 2));
+        let [run, ..] = out.runs(i, len);
+        stencil_row(weights, window, run, point);
+    }
 }
 
 #[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
-fn heat9_row(weights: &Weights, rows: [&[f32]; 3], out: &mut [f32]) {
-    stencil_row(weights, rows, out, heat9_point)
+fn heat5_block(weights: &Weights, block: Block, input: &BlockIn, out: &mut BlockOut) {
+    stencil_block(weights, block, input, out, heat5_point)
+}
+
+#[multiversion(targets("x86_64+avx512f", "x86_64+avx2"))]
+fn heat9_block(weights: &Weights, block: Block, input: &BlockIn, out: &mut BlockOut) {
+    stencil_block(weights, block, input, out, heat9_point)
 }
 
 /// Table 3's order: left, down, right, up, centre (5 multiplies, 4 adds).

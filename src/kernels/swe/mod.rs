@@ -32,7 +32,7 @@ use std::f64::consts::PI;
 
 use glam::UVec2;
 
-use super::{CostModel, Driver, Kernel, KernelSpec, RowWindow, RowsOut, Stage};
+use super::{Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelSpec, Stage};
 use crate::field::GlobalField;
 use crate::output::{Palette, Picture};
 use crate::{invalid, Error, Result};
@@ -649,10 +649,10 @@ impl Kernel for Swe {
         ]
     }
 
-    fn stage_row(&self, stage: usize, at: UVec2, window: &RowWindow, out: &mut RowsOut) {
+    fn stage_block(&self, stage: usize, block: Block, input: &BlockIn, out: &mut BlockOut) {
         match stage {
-            0 => scheme::swe_predict(&self.params, &self.constants, at, window, out),
-            _ => scheme::swe_correct(&self.params, &self.constants, at, window, out),
+            0 => scheme::swe_predict(&self.params, &self.constants, block, input, out),
+            _ => scheme::swe_correct(&self.params, &self.constants, block, input, out),
         }
     }
 
