@@ -102,6 +102,38 @@ fn wet_or(value: f32, dry: f32, wet: bool) -> f32 {
     }
 }
 
+/// The constants run `i` of a block reads: the bathymetry of its windows' two rows, the mask
+/// and row terms of the written row, and `cos` of latitude of the windows' rows.
+struct RunConstants<'a> {
+    b: [&'a [f32]; 2],
+    wet: &'a [f32],
+    cos: [f32; 2],
+    row: Row,
+}
+
+impl<'a> RunConstants<'a> {
+    /// For the predictor (corners from the centres of rows `y-1, y`, columns from `x-1`) or
+    /// the corrector (centres from the corners of rows `y, y+1`, columns from `x`).
+    #[inline(always)]
+    fn new(p: &SweParams, c: &'a Constants, predict: bool, block: Block, i: usize) -> Self {
+        let (x, len) = (block.at.x as i64, block.len);
+        let y = (block.at.y + i as u32) % p.ny;
+        let ([low, high], from, plane, mask) = match predict {
+            true => ([(y + p.ny - 1) % p.ny, y], x - 1, 0, 3),
+            false => ([y, (y + 1) % p.ny], x, 2, 1),
+        };
+        Self {
+            b: [
+                c.run(plane, low, from, len + 1),
+                c.run(plane, high, from, len + 1),
+            ],
+            wet: c.run(mask, y, x, len),
+            cos: [c.row_term(!predict, 3, low), c.row_term(!predict, 3, high)],
+            row: row(c, predict, y),
+        }
+    }
+}
+
 /// Half step 1 (`swe_predict`): the corners below-left of the block's centres from the 2 x 2
 /// centres around each. (AVX2 only: the AVX-512 build of these loops measured slower on the
 /// development machine, 0.12 against 0.15 to 0.18 G point-steps/s at n = 128.)
@@ -113,14 +145,14 @@ pub fn swe_predict(
     input: &BlockIn,
     out: &mut BlockOut,
 ) {
-    let (len, x) = (block.len, block.at.x as i64);
+    let len = block.len;
     for i in 0..block.rows {
-        let y = (block.at.y + i as u32) % p.ny;
-        let y0 = (y + p.ny - 1) % p.ny;
-        let b = [c.run(0, y0, x - 1, len + 1), c.run(0, y, x - 1, len + 1)];
-        let wet = c.run(3, y, x, len);
-        let cos = [c.row_term(false, 3, y0), c.row_term(false, 3, y)];
-        let r = row(c, true, y);
+        let RunConstants {
+            b,
+            wet,
+            cos,
+            row: r,
+        } = RunConstants::new(p, c, true, block, i);
         let [u, v, h] = [0, 1, 2].map(|f| [0, 1].map(|dy| input.cur(f, i, dy, len + 1)));
         let [out_u, out_v, out_h, _] = out.runs(i, len);
         for j in 0..len {
@@ -144,14 +176,14 @@ pub fn swe_correct(
     input: &BlockIn,
     out: &mut BlockOut,
 ) {
-    let (len, x) = (block.len, block.at.x as i64);
+    let len = block.len;
     for i in 0..block.rows {
-        let y = (block.at.y + i as u32) % p.ny;
-        let y1 = (y + 1) % p.ny;
-        let b = [c.run(2, y, x, len + 1), c.run(2, y1, x, len + 1)];
-        let wet = c.run(1, y, x, len);
-        let cos = [c.row_term(true, 3, y), c.row_term(true, 3, y1)];
-        let r = row(c, false, y);
+        let RunConstants {
+            b,
+            wet,
+            cos,
+            row: r,
+        } = RunConstants::new(p, c, false, block, i);
         let [u, v, h] = [0, 1, 2].map(|f| [0, 1].map(|dy| input.cur(f, i, dy, len + 1)));
         let [u0, v0, h0] = [0, 1, 2].map(|f| input.base(f, i, 0, len));
         let [out_u, out_v, out_h, _] = out.runs(i, len);
