@@ -4,12 +4,30 @@
 // from its owned cells (to the left and/or below, possibly several PEs away when n < w);
 // points past the wafer's low edges come from the incoming links (src/cluster/package.rs
 // `receive` is the CPU twin). One invocation fills one field of one PE's comm layer; the one
-// for PE 0, field 0 also counts the wafer's remaps in `clock` (the point drivers read it).
+// for PE 0, field 0 also keeps the wafer's `clock` (for the point drivers): its remaps and the
+// global point its frame origin holds after them.
 
 @group(0) @binding(3) var<storage, read_write> field: array<f32>;
 @group(0) @binding(4) var<storage, read> up_links: array<f32>;
 @group(0) @binding(5) var<storage, read> right_links: array<f32>;
-@group(0) @binding(6) var<storage, read_write> clock: array<u32>;
+@group(0) @binding(6) var<storage, read_write> clock: array<vec4<u32>>;
+
+// Translation of the grid after `remaps` remaps.
+fn shift_after(remaps: u32) -> u32 {
+    return remaps / wafer.stages * wafer.shift_per_step + wafer.partial[remaps % wafer.stages];
+}
+
+// The clock of wafer `k` after `remaps` remaps: the count, then the global point of its frame
+// origin, `(frame origin - shift) mod (nx, ny)`.
+fn clock_after(k: u32, remaps: u32) -> vec4<u32> {
+    let shift = shift_after(remaps);
+    let wy = k / cluster.wafers_x;
+    let x0 = (k - wy * cluster.wafers_x) * cluster.width;
+    let y0 = wy * cluster.height;
+    let gx = (x0 + wafer.nx - shift % wafer.nx) % wafer.nx;
+    let gy = (y0 + wafer.ny - shift % wafer.ny) % wafer.ny;
+    return vec4<u32>(remaps, gx, gy, 0u);
+}
 
 // The value of field f at local frame point (x, y), x and y in [-w, W) and [-w, H), of wafer
 // `local`.
@@ -37,10 +55,10 @@ fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     let local = item.x;
     let pe = item.y % pes;
     let f = item.y / pes;
-    if item.y == 0u {
-        clock[local] += 1u;
-    }
     let k = wafer_ids[local];
+    if item.y == 0u {
+        clock[local] = clock_after(k, clock[local].x + 1u);
+    }
     let n = wafer.n;
     let w = wafer.w;
     let stride = wafer.stride;

@@ -3,14 +3,15 @@
 // writes y[i+w][j+w] (every state field) from the kernel's stage function, which reads the
 // window [i, i+w] x [j, j+w] of the remapped state through `cur` and of the step's start
 // through `base`, and gets the global point it writes: the frame point minus the kernel's
-// translation after this remap (`clock` counts the wafer's remaps, this one included).
+// translation after this remap (`clock`, kept by sendrecv: the wafer's remaps, this one
+// included, and its frame origin translated back, modulo the grid).
 
 @group(0) @binding(3) var<uniform> params: Params;
 @group(0) @binding(4) var<storage, read> x: array<f32>;
 @group(0) @binding(5) var<storage, read> x0: array<f32>;
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
 @group(0) @binding(7) var<storage, read> consts: array<f32>;
-@group(0) @binding(8) var<storage, read> clock: array<u32>;
+@group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
 
 // SRAM index (field 0) of the window's lower-left cell.
 var<private> window_at: u32;
@@ -21,11 +22,6 @@ fn cur(f: u32, dx: u32, dy: u32) -> f32 {
 
 fn base(f: u32, dx: u32, dy: u32) -> f32 {
     return x0[f * wafer.plane + window_at + dy * wafer.stride + dx];
-}
-
-// Translation of the grid after `remaps` remaps.
-fn shift_after(remaps: u32) -> u32 {
-    return remaps / wafer.stages * wafer.shift_per_step + wafer.partial[remaps % wafer.stages];
 }
 
 @compute @workgroup_size(64)
@@ -51,14 +47,11 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let j = cell - i * n;
     let block = local * cluster.wafer_cells + (py * wafer.pes_x + px) * wafer.block;
     window_at = block + i * wafer.stride + j;
-    // Frame point of the written cell on the whole cluster, minus the translation.
-    let k = wafer_ids[local];
-    let shift = shift_after(clock[local]);
-    let wy = k / cluster.wafers_x;
-    let gx = ((k - wy * cluster.wafers_x) * wafer.pes_x + px) * n + j;
-    let gy = (wy * wafer.pes_y + py) * n + i;
-    let ax = gx + wafer.nx - shift % wafer.nx;
-    let ay = gy + wafer.ny - shift % wafer.ny;
+    // The global point of the written cell: the wafer's translated origin (from `clock`)
+    // plus the cell's frame offset on the wafer, less than twice the grid.
+    let origin = clock[local];
+    let ax = origin.y + px * n + j;
+    let ay = origin.z + py * n + i;
     let at = vec2<u32>(select(ax, ax - wafer.nx, ax >= wafer.nx), select(ay, ay - wafer.ny, ay >= wafer.ny));
     let fresh = stage_point(at);
     let out = block + (i + wafer.w) * wafer.stride + j + wafer.w;

@@ -179,7 +179,7 @@ impl Shard {
                 ("consts", ctx.storage_buffer("constants", constants)?),
                 (
                     "clock",
-                    ctx.storage_buffer("clock", &vec![0.0; wafers.len()])?,
+                    ctx.storage_buffer("clock", &vec![0.0; 4 * wafers.len()])?,
                 ),
             ],
             dispatches: ctx.uniform_bytes(
