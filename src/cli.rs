@@ -10,16 +10,21 @@ use crate::commands::bench::BenchConfig;
 use crate::commands::predict::PredictCommand;
 use crate::commands::reproduce::ReproduceConfig;
 use crate::commands::run::RunConfig;
+use crate::commands::tsunami::{self, Region, TsunamiConfig};
 use crate::engine::{EngineKind, EngineRequest};
 use crate::gpu::Placement;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
+use crate::kernels::swe::{Swe, SWE};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
 use crate::timing::params::node_preset;
 use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
+use crate::tsunami::{Gauge, Impact};
 use crate::wafer::WaferGeometry;
+use crate::wafer::MAX_N;
 use crate::{invalid, Result};
+use std::sync::Arc;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -47,6 +52,195 @@ pub enum Command {
     Predict(PredictArgs),
     /// Regenerate the paper's performance results from the timing model (CSV, PNG, report.md).
     Reproduce(ReproduceArgs),
+    /// The asteroid tsunami of the paper's section 5.2.3 on real relief: frames, maps, gauges
+    /// and a CF NetCDF file.
+    Tsunami(TsunamiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TsunamiArgs {
+    /// Latitude of the impact in degrees
+    #[arg(long, default_value_t = Impact::PAPER.lat, allow_negative_numbers = true)]
+    pub lat: f64,
+    /// Longitude of the impact in degrees (east positive)
+    #[arg(long, default_value_t = Impact::PAPER.lon, allow_negative_numbers = true)]
+    pub lon: f64,
+    /// Height of the hump of water at its centre, metres
+    #[arg(long, default_value_t = Impact::PAPER.height, allow_negative_numbers = true)]
+    pub height: f64,
+    /// Area the hump covers, km^2 (its radius is sqrt(area / pi))
+    #[arg(long, default_value_t = Impact::PAPER.area_km2, allow_negative_numbers = true)]
+    pub area: f64,
+    /// Model hours after the impact
+    #[arg(long, default_value_t = 14.0, allow_negative_numbers = true)]
+    pub hours: f64,
+    /// Grid spacing: degrees (0.5, 0.5deg) or arc-minutes (30min, 1min)
+    #[arg(long, default_value = "30min")]
+    pub resolution: String,
+    /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple)
+    #[arg(long, default_value_t = 8)]
+    pub n: u32,
+    /// Cut latitudes SOUTH,NORTH in degrees (walls)
+    #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
+    pub lat_range: (f64, f64),
+    /// Sea floor: auto (etopo1-1deg at 1 degree and coarser, etopo1-6min below), etopo1-1deg,
+    /// etopo1-6min, flat:DEPTH_M or FILE.json; bilinearly resampled to the grid
+    #[arg(long, default_value = "auto")]
+    pub relief: String,
+    /// Courant number of the time step
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    pub cfl: f64,
+    /// Switch the Coriolis force off
+    #[arg(long)]
+    pub no_coriolis: bool,
+    /// Model minutes between frames (PNG, and NetCDF records)
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
+    pub frame_every: f64,
+    /// Model seconds between samples of the gauges and the maps
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
+    pub sample_every: f64,
+    /// The frames show eta from -RANGE to RANGE metres (the same scale in every frame)
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    pub range: f32,
+    /// Also draw this region: sf-bay, SOUTH,NORTH,WEST,EAST, or none
+    #[arg(long, default_value = "sf-bay", allow_hyphen_values = true)]
+    pub region: String,
+    /// More gauges from a CSV of NAME,LAT,LON lines (the defaults are kept)
+    #[arg(long, value_name = "FILE")]
+    pub gauges: Option<PathBuf>,
+    /// |eta| in metres that counts as the wave's arrival
+    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
+    pub threshold: f32,
+    /// Output folder
+    #[arg(long, default_value = "tsunami")]
+    pub out: PathBuf,
+    /// Leave the frames out of the NetCDF file (maps and depth only)
+    #[arg(long)]
+    pub no_netcdf_frames: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// `0.5`, `0.5deg` or `30min` as degrees.
+fn parse_resolution(s: &str) -> Result<f64> {
+    let bad = || invalid!("resolution '{s}': use degrees (0.5, 0.5deg) or arc-minutes (30min)");
+    let (number, per_degree) = match s.strip_suffix("min") {
+        Some(v) => (v, 60.0),
+        None => (s.strip_suffix("deg").unwrap_or(s), 1.0),
+    };
+    let v: f64 = number.trim().parse().map_err(|_| bad())?;
+    match v > 0.0 && v.is_finite() {
+        true => Ok(v / per_degree),
+        false => Err(bad()),
+    }
+}
+
+impl TsunamiArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> Result<TsunamiConfig> {
+        let impact = Impact {
+            lat: self.lat,
+            lon: self.lon,
+            height: self.height,
+            area_km2: self.area,
+        };
+        impact.validate()?;
+        let resolution = parse_resolution(&self.resolution)?;
+        for (name, v, max) in [
+            ("hours", self.hours, 240.0),
+            ("frame-every", self.frame_every, 1e5),
+            ("sample-every", self.sample_every, 1e5),
+        ] {
+            if !(v > 0.0 && v <= max) {
+                return Err(invalid!("{name} = {v}: allowed 0 < {name} <= {max}"));
+            }
+        }
+        if !(self.range > 0.0 && self.threshold > 0.0) {
+            return Err(invalid!(
+                "range = {} m and threshold = {} m must both be > 0",
+                self.range,
+                self.threshold
+            ));
+        }
+        let relief = match self.relief.as_str() {
+            "auto" if resolution >= 1.0 => "etopo1-1deg",
+            "auto" => "etopo1-6min",
+            other => other,
+        };
+        let base = SweConfig {
+            lat_range: self.lat_range,
+            bathymetry: bathymetry(relief)?,
+            init: impact.init(),
+            cfl: self.cfl,
+            coriolis: !self.no_coriolis,
+            walls: Walls::NoSlip,
+        };
+        base.validate()?;
+        if self.n == 0 || self.n > MAX_N {
+            return Err(invalid!(
+                "n = {} is out of range: allowed 1..={MAX_N}",
+                self.n
+            ));
+        }
+        let grid = tsunami::grid_for(resolution, self.lat_range, self.n)?;
+        let (wx, wy) = self.cluster.wafers;
+        let pes = grid / self.n;
+        if wx == 0 || wy == 0 || !pes.x.is_multiple_of(wx) || !pes.y.is_multiple_of(wy) {
+            return Err(invalid!(
+                "{wx}x{wy} wafers cannot share the {}x{} PEs of this grid evenly: choose wafer counts that divide them",
+                pes.x,
+                pes.y
+            ));
+        }
+        let wafer = WaferGeometry::new(pes.x / wx, pes.y / wy, self.n, SWE.comm_width)?;
+        let (cluster, links, placement) = self.cluster.config(wafer)?;
+        let swe = Arc::new(Swe::new(base, grid)?);
+        impact.check_place(&swe, self.lat_range)?;
+        let problem = tsunami::problem(&swe, cluster)?.with_links(links)?;
+        let gauges = match &self.gauges {
+            Some(path) => [Gauge::defaults(), Gauge::read_csv(path)?].concat(),
+            None => Gauge::defaults(),
+        };
+        let region = match self.region.as_str() {
+            "none" => None,
+            r => Some(Region::parse(r)?),
+        };
+        let mut engine = self.engine.request()?;
+        engine.placement = placement;
+        Ok(TsunamiConfig {
+            impact,
+            resolution,
+            hours: self.hours,
+            swe,
+            problem,
+            engine,
+            out: self.out.clone(),
+            frame_minutes: self.frame_every,
+            sample_seconds: self.sample_every,
+            eta_range: self.range,
+            region,
+            gauges,
+            threshold: self.threshold,
+            netcdf_frames: !self.no_netcdf_frames,
+        })
+    }
+}
+
+/// The sea floor named on the command line.
+fn bathymetry(relief: &str) -> Result<Bathymetry> {
+    Ok(match relief.split_once(':') {
+        Some(("flat", depth)) => Bathymetry::Flat(depth.trim().parse().map_err(|_| {
+            invalid!("relief '{relief}': flat:DEPTH_M needs a depth in metres")
+        })?),
+        _ if relief.ends_with(".json") => Bathymetry::File(relief.into()),
+        _ => Bathymetry::Etopo(ReliefGrid::parse(relief).map_err(|_| {
+            invalid!(
+                "unknown relief '{relief}': allowed etopo1-1deg, etopo1-6min, flat:DEPTH_M or FILE.json"
+            )
+        })?),
+    })
 }
 
 #[derive(Debug, Args)]
@@ -242,24 +436,9 @@ pub struct SweArgs {
 
 impl SweArgs {
     fn config(&self) -> Result<SweConfig> {
-        let bathymetry = match self.relief.split_once(':') {
-            Some(("flat", depth)) => Bathymetry::Flat(depth.trim().parse().map_err(|_| {
-                invalid!(
-                    "relief '{}': flat:DEPTH_M needs a depth in metres",
-                    self.relief
-                )
-            })?),
-            _ if self.relief.ends_with(".json") => Bathymetry::File(self.relief.clone().into()),
-            _ => Bathymetry::Etopo(ReliefGrid::parse(&self.relief).map_err(|_| {
-                invalid!(
-                    "unknown relief '{}': allowed etopo1-1deg, etopo1-6min, flat:DEPTH_M or FILE.json",
-                    self.relief
-                )
-            })?),
-        };
         let config = SweConfig {
             lat_range: self.lat_range,
-            bathymetry,
+            bathymetry: bathymetry(&self.relief)?,
             init: SweConfig::default().init,
             cfl: self.cfl,
             coriolis: !self.no_coriolis,

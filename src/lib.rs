@@ -14,6 +14,7 @@ pub mod model;
 pub mod output;
 pub mod plot;
 pub mod timing;
+pub mod tsunami;
 pub mod wafer;
 
 pub use error::{Error, Result};

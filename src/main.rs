@@ -60,6 +60,21 @@ fn dispatch(command: Command) -> Result<()> {
                 commands::predict::predict(&args.command()?, &mut warn)?
             );
         }
+        Command::Tsunami(args) => {
+            let config = args.config()?;
+            let bar = ProgressBar::new(1000).with_style(
+                ProgressStyle::with_template(
+                    "{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            let report = commands::tsunami::tsunami(&config, &mut warn, &mut |done, total| {
+                bar.set_position((1000.0 * done / total) as u64);
+                bar.set_message(format!("{:.2} h of {:.2} h", done / 3600.0, total / 3600.0));
+            })?;
+            bar.finish_and_clear();
+            print!("{report}");
+        }
         Command::Bench(args) => {
             let config = args.config()?;
             println!("{}", commands::bench::bench(&config, &mut warn)?);

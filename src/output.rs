@@ -137,6 +137,9 @@ impl Palette {
     }
 }
 
+/// The colour of a point with no value (NaN), such as a place the wave never reached.
+const NO_DATA: [u8; 3] = [232, 232, 232];
+
 /// How a field is drawn: the values coloured over a range, and the land, if any, in grey.
 #[derive(Clone, Debug)]
 pub struct Picture {
@@ -148,6 +151,18 @@ pub struct Picture {
     pub range: (f32, f32),
     /// Grey level (0 black to 1 white) of each point that is land, `None` on water.
     pub land: Option<Vec<Option<f32>>>,
+    /// A line above the picture.
+    pub title: Option<String>,
+    /// Tick marks with their labels.
+    pub axes: Option<Axes>,
+}
+
+/// Ticks of a picture's axes: positions as fractions of its width (from the left) and of its
+/// height (from the bottom), with labels.
+#[derive(Clone, Debug, Default)]
+pub struct Axes {
+    pub x: Vec<(f64, String)>,
+    pub y: Vec<(f64, String)>,
 }
 
 impl Picture {
@@ -159,6 +174,8 @@ impl Picture {
             palette: Palette::Sequential,
             range: field.range(),
             land: None,
+            title: None,
+            axes: None,
         }
     }
 
@@ -173,7 +190,10 @@ impl Picture {
         }
         let (lo, hi) = self.range;
         let span = if hi > lo { hi - lo } else { 1.0 };
-        self.palette.colour((self.values.at(x, y) - lo) / span)
+        match self.values.at(x, y) {
+            v if v.is_nan() => NO_DATA,
+            v => self.palette.colour((v - lo) / span),
+        }
     }
 }
 
@@ -315,21 +335,45 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
     let (lo, hi) = picture.range;
     let labels = [hi, (lo + hi) / 2.0, lo].map(|v| format!("{v:.3e}"));
     let text_w = labels.iter().map(|l| l.len()).max().unwrap_or(0) * 8;
-    let (margin, bar_w, title_h) = (10, 20, 16);
-    let height = fh.max(60) + 2 * margin + title_h;
-    let top = margin + title_h;
-    let width = (margin + fw + margin + bar_w + 6 + text_w + margin)
-        .max(margin + fw + Canvas::text_width(2, &picture.label) + margin);
+    let (margin, bar_w, line_h) = (10, 20, 16);
+    let axes = picture.axes.clone().unwrap_or_default();
+    let y_label_w = axes.y.iter().map(|(_, l)| Canvas::text_width(2, l)).max();
+    let left = margin + y_label_w.map_or(0, |w| w + 8);
+    let top = margin + line_h * (1 + picture.title.is_some() as usize);
+    let bottom = margin + if axes.x.is_empty() { 0 } else { line_h + 4 };
+    let height = fh.max(60) + top + bottom;
+    let title_w = picture
+        .title
+        .as_deref()
+        .map_or(0, |t| Canvas::text_width(2, t));
+    let width = (left + fw + margin + bar_w + 6 + text_w + margin)
+        .max(left + fw + Canvas::text_width(2, &picture.label) + margin)
+        .max(left + title_w + margin);
     let mut canvas = Canvas::new(width, height);
     for py in 0..fh {
         let y = (fh - 1 - py) / up * down;
         for px in 0..fw {
             let x = px / up * down;
-            canvas.put(margin + px, top + py, picture.colour(x as u32, y as u32));
+            canvas.put(left + px, top + py, picture.colour(x as u32, y as u32));
         }
     }
-    let bar_x = margin + fw + margin;
-    let bar_h = height - top - margin;
+    for (at, label) in &axes.x {
+        let x = left + (at * fw as f64).round().min(fw as f64 - 1.0) as usize;
+        canvas.rect(x, top + fh, 1, 4, [0, 0, 0]);
+        let w = Canvas::text_width(2, label);
+        canvas.text(x.saturating_sub(w / 2).max(1), top + fh + 6, 2, label);
+    }
+    for (at, label) in &axes.y {
+        let y = top + fh - 1 - (at * fh as f64).round().min(fh as f64 - 1.0) as usize;
+        canvas.rect(left - 4, y, 4, 1, [0, 0, 0]);
+        let w = Canvas::text_width(2, label);
+        canvas.text(left - 6 - w, y.saturating_sub(5), 2, label);
+    }
+    if let Some(title) = &picture.title {
+        canvas.text(left, margin - 4, 2, title);
+    }
+    let bar_x = left + fw + margin;
+    let bar_h = height - top - bottom;
     for k in 0..bar_h {
         let t = 1.0 - k as f32 / (bar_h - 1) as f32;
         canvas.rect(bar_x, top + k, bar_w, 1, picture.palette.colour(t));
@@ -338,9 +382,10 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
         let y = top + k * (bar_h - 10) / 2;
         canvas.text(bar_x + bar_w + 6, y, 2, label);
     }
+    let label_w = Canvas::text_width(2, &picture.label);
     canvas.text(
-        bar_x.min(width - Canvas::text_width(2, &picture.label)),
-        margin - 4,
+        bar_x.min(width - label_w),
+        top - line_h + 2,
         2,
         &picture.label,
     );

@@ -7,3 +7,4 @@ pub mod bench;
 pub mod predict;
 pub mod reproduce;
 pub mod run;
+pub mod tsunami;

@@ -62,7 +62,7 @@ const MAX_TIMED_PES: usize = 1 << 20;
 
 /// The timing model of the run's own cluster: domain translation, the paper's parameters for
 /// its kernel.
-fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
+pub(crate) fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
     let g = problem.cluster.wafer;
     if g.pe_count() > MAX_TIMED_PES {
         return Ok(None);

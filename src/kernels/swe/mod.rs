@@ -80,6 +80,8 @@ pub static SWE: KernelSpec = KernelSpec {
 pub const GRAVITY: f64 = 9.80616;
 pub const EARTH_RADIUS: f64 = 6.37122e6;
 pub const OMEGA: f64 = 7.292e-5;
+/// Density of sea water (kg/m^3), for energies.
+pub const WATER_DENSITY: f64 = 1025.0;
 /// The reference sphere lies this far below the deepest point.
 const BELOW_DEEPEST: f64 = 10.0;
 
@@ -354,6 +356,13 @@ impl Mercator {
     fn lat(&self, y: f64) -> f64 {
         2.0 * (self.y_south + (y + 0.5) * self.dy).exp().atan() - PI / 2.0
     }
+
+    /// The (fractional) column and row of the centre at `lat`, `lon` (radians).
+    fn cell(&self, lat: f64, lon: f64) -> (f64, f64) {
+        let x = (lon + PI).rem_euclid(2.0 * PI) / self.dlam() - 0.5;
+        let y = ((PI / 4.0 + lat / 2.0).tan().ln() - self.y_south) / self.dy - 0.5;
+        (x, y)
+    }
 }
 
 /// A shallow-water kernel configured for one grid.
@@ -518,6 +527,41 @@ impl Swe {
     /// Bathymetry `b` of centre `(x, y)` above the reference sphere.
     pub fn bed(&self, x: u32, y: u32) -> f32 {
         self.constants.at(0, x, y)
+    }
+
+    /// The centre nearest to `lat`, `lon` (degrees), or `None` outside the cut latitudes.
+    pub fn cell_at(&self, lat: f64, lon: f64) -> Option<UVec2> {
+        let (x, y) = self.mercator.cell(lat.to_radians(), lon.to_radians());
+        let (x, y) = (x.round().rem_euclid(self.grid.x as f64), y.round());
+        (y >= 0.0 && y < self.grid.y as f64).then(|| UVec2::new(x as u32, y as u32))
+    }
+
+    /// Area of a cell of row `y` in m^2: `a^2 cos^2(lat) dlam dy`.
+    pub fn cell_area(&self, y: u32) -> f64 {
+        EARTH_RADIUS.powi(2) * self.area_weight(y) * self.mercator.dlam() * self.mercator.dy
+    }
+
+    /// Total energy in J (water density 1025 kg/m^3) over wet centres: kinetic
+    /// `1/2 rho s (u^2 + v^2)` and potential `1/2 rho g eta^2` relative to the sea at rest,
+    /// summed in f64.
+    pub fn energy(&self, state: &[GlobalField]) -> f64 {
+        let (u, v, h) = (&state[0], &state[1], &state[2]);
+        (0..self.grid.y)
+            .map(|y| {
+                let row: f64 = (0..self.grid.x)
+                    .filter(|&x| self.is_wet(x, y))
+                    .map(|x| {
+                        let (uu, vv, hh) =
+                            (u.at(x, y) as f64, v.at(x, y) as f64, h.at(x, y) as f64);
+                        let eta = hh - self.sea_level;
+                        let s = hh - self.bed(x, y) as f64;
+                        0.5 * s * (uu * uu + vv * vv) + 0.5 * GRAVITY * eta * eta
+                    })
+                    .sum();
+                row * self.cell_area(y)
+            })
+            .sum::<f64>()
+            * WATER_DENSITY
     }
 
     /// Area weight `cos^2(lat)` of centre row `y`: the sum of `cos^2 s` is what the scheme
@@ -690,6 +734,8 @@ impl Kernel for Swe {
             palette: Palette::Diverging,
             range: (-extreme, extreme),
             land: Some(land),
+            title: None,
+            axes: None,
         }
     }
 

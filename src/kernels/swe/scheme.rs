@@ -92,6 +92,16 @@ fn quad([s, n]: [&[f32]; 2], j: usize) -> Quad4 {
     [s[j], s[j + 1], n[j], n[j + 1]]
 }
 
+/// `shore_height` of the WGSL: the height of a corner that touches land, the mean over the
+/// water centres around it (`hb` where there are none), so that the pressure gradient at the
+/// coast sees the water's own level (a reflecting wall) rather than the land's frozen one.
+#[inline(always)]
+fn shore_height(h: Quad4, wet: Quad4, hb: f32) -> f32 {
+    let count = (wet[0] + wet[1]) + (wet[2] + wet[3]);
+    let sum = (wet[0] * h[0] + wet[1] * h[1]) + (wet[2] * h[2] + wet[3] * h[3]);
+    wet_or(sum / count, hb, count > 0.5)
+}
+
 /// WGSL's `select(dry, value, wet)`.
 #[inline(always)]
 fn wet_or(value: f32, dry: f32, wet: bool) -> f32 {
@@ -102,10 +112,11 @@ fn wet_or(value: f32, dry: f32, wet: bool) -> f32 {
     }
 }
 
-/// The constants run `i` of a block reads: the bathymetry of its windows' two rows, the mask
-/// and row terms of the written row, and `cos` of latitude of the windows' rows.
+/// The constants run `i` of a block reads: the bathymetry and the masks of its windows' two
+/// rows, the mask and row terms of the written row, and `cos` of latitude of the windows' rows.
 struct RunConstants<'a> {
     b: [&'a [f32]; 2],
+    window_wet: [&'a [f32]; 2],
     wet: &'a [f32],
     cos: [f32; 2],
     row: Row,
@@ -126,6 +137,10 @@ impl<'a> RunConstants<'a> {
             b: [
                 c.run(plane, low, from, len + 1),
                 c.run(plane, high, from, len + 1),
+            ],
+            window_wet: [
+                c.run(plane + 1, low, from, len + 1),
+                c.run(plane + 1, high, from, len + 1),
             ],
             wet: c.run(mask, y, x, len),
             cos: [c.row_term(!predict, 3, low), c.row_term(!predict, 3, high)],
@@ -149,6 +164,7 @@ pub fn swe_predict(
     for i in 0..block.rows {
         let RunConstants {
             b,
+            window_wet,
             wet,
             cos,
             row: r,
@@ -156,12 +172,14 @@ pub fn swe_predict(
         let [u, v, h] = [0, 1, 2].map(|f| [0, 1].map(|dy| input.cur(f, i, dy, len + 1)));
         let [out_u, out_v, out_h, _] = out.runs(i, len);
         for j in 0..len {
-            let q = quad_terms(p, [quad(u, j), quad(v, j), quad(h, j)], quad(b, j), cos);
+            let hq = quad(h, j);
+            let q = quad_terms(p, [quad(u, j), quad(v, j), hq], quad(b, j), cos);
             let (nu, nv) = momentum(p, (q.ub, q.vb), &q, r, p.half_dt);
             let wet = wet[j] > 0.5;
             out_u[j] = wet_or(nu, 0.0, wet);
             out_v[j] = wet_or(nv, 0.0, wet);
-            out_h[j] = q.hb - p.half_dt * (r.k * q.div);
+            let shore = shore_height(hq, quad(window_wet, j), q.hb);
+            out_h[j] = wet_or(q.hb - p.half_dt * (r.k * q.div), shore, wet);
         }
     }
 }
@@ -183,6 +201,7 @@ pub fn swe_correct(
             wet,
             cos,
             row: r,
+            ..
         } = RunConstants::new(p, c, false, block, i);
         let [u, v, h] = [0, 1, 2].map(|f| [0, 1].map(|dy| input.cur(f, i, dy, len + 1)));
         let [u0, v0, h0] = [0, 1, 2].map(|f| input.base(f, i, 0, len));

@@ -94,6 +94,14 @@ fn momentum(u0: f32, v0: f32, q: Quad, m: f32, t: f32, f: f32, step: f32) -> vec
     return vec2<f32>(u, v);
 }
 
+// The height of a corner that touches land: the mean over the water centres around it (`hb`
+// where there are none), so that the pressure gradient at the coast sees the water's own level.
+fn shore_height(h: vec4<f32>, wet: vec4<f32>, hb: f32) -> f32 {
+    let count = (wet.x + wet.y) + (wet.z + wet.w);
+    let sum = (wet.x * h.x + wet.y * h.y) + (wet.z * h.z + wet.w * h.w);
+    return select(hb, sum / count, count > 0.5);
+}
+
 // Half step 1: the corner below-left of `at` (global (X - 1/2, Y - 1/2)) from the 2 x 2 centres.
 fn swe_predict(at: vec2<u32>) -> array<f32, FIELDS> {
     let x0 = before(at.x, params.nx);
@@ -103,7 +111,9 @@ fn swe_predict(at: vec2<u32>) -> array<f32, FIELDS> {
     let uv = momentum(q.ub, q.vb, q, row_term(1u, 0u, at.y), row_term(1u, 1u, at.y), row_term(1u, 2u, at.y), params.half_dt);
     let h = q.hb - params.half_dt * (row_term(1u, 4u, at.y) * q.div);
     let wet = const_at(3u, at.x, at.y) > 0.5;
-    return array<f32, FIELDS>(select(0.0, uv.x, wet), select(0.0, uv.y, wet), h);
+    let around = vec4<f32>(const_at(1u, x0, y0), const_at(1u, at.x, y0), const_at(1u, x0, at.y), const_at(1u, at.x, at.y));
+    let shore = shore_height(window(2u), around, q.hb);
+    return array<f32, FIELDS>(select(0.0, uv.x, wet), select(0.0, uv.y, wet), select(shore, h, wet));
 }
 
 // Half step 2: the centre `at` from the 2 x 2 corners around it and its value at the step's start.

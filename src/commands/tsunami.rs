@@ -1,0 +1,537 @@
+//! `wafer-emu tsunami`: the asteroid impact of the paper's section 5.2.3 on real relief, on the
+//! emulated wafer or cluster of any adapter or the CPU backend. It writes PNG frames (global
+//! and a region), maximum-amplitude and first-arrival maps, gauge records and a CF NetCDF
+//! file, and prints the emulated machine's time for the same run beside the wall time.
+
+use std::fmt::{self, Write as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::UVec2;
+
+use crate::engine::{self, EngineKind, EngineRequest};
+use crate::field::GlobalField;
+use crate::kernels::swe::{Swe, SweConfig};
+use crate::kernels::Kernel;
+use crate::model::Problem;
+use crate::output::{self, Axes, Palette, Picture};
+use crate::tsunami::{netcdf, Gauge, Impact, Tracker, MEGATON_TNT};
+use crate::{invalid, Result};
+
+/// A box of latitudes and longitudes (degrees) shown in its own frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    pub name: String,
+    pub south: f64,
+    pub north: f64,
+    pub west: f64,
+    pub east: f64,
+}
+
+impl Region {
+    /// `sf-bay` (the approaches to San Francisco Bay, like Figure 11) or
+    /// `SOUTH,NORTH,WEST,EAST`.
+    pub fn parse(s: &str) -> Result<Self> {
+        if s == "sf-bay" {
+            return Ok(Self {
+                name: "sf-bay".into(),
+                south: 35.5,
+                north: 39.5,
+                west: -126.0,
+                east: -121.0,
+            });
+        }
+        let bad = || {
+            invalid!("region '{s}': allowed sf-bay or SOUTH,NORTH,WEST,EAST in degrees with SOUTH < NORTH and WEST < EAST")
+        };
+        let v: Vec<f64> = s
+            .split(',')
+            .map(|p| p.trim().parse().map_err(|_| bad()))
+            .collect::<Result<_>>()?;
+        let [south, north, west, east] = v[..] else {
+            return Err(bad());
+        };
+        if !(south < north && west < east && east - west <= 360.0) {
+            return Err(bad());
+        }
+        Ok(Self {
+            name: "region".into(),
+            south,
+            north,
+            west,
+            east,
+        })
+    }
+}
+
+/// A validated `tsunami`.
+#[derive(Clone, Debug)]
+pub struct TsunamiConfig {
+    pub impact: Impact,
+    /// Grid spacing in longitude, degrees.
+    pub resolution: f64,
+    pub hours: f64,
+    pub swe: Arc<Swe>,
+    pub problem: Problem,
+    pub engine: EngineRequest,
+    pub out: PathBuf,
+    /// Minutes of model time between frames.
+    pub frame_minutes: f64,
+    /// Seconds of model time between samples of the gauges and maps.
+    pub sample_seconds: f64,
+    /// The frames' colour range is `-eta_range ..= eta_range` metres.
+    pub eta_range: f32,
+    pub region: Option<Region>,
+    pub gauges: Vec<Gauge>,
+    /// `|eta|` in metres that counts as arrival.
+    pub threshold: f32,
+    /// Also write the frames into the NetCDF file.
+    pub netcdf_frames: bool,
+}
+
+/// The grid of a resolution: `nx` from the spacing, `ny` rows of about the same Mercator size
+/// between the cut latitudes, both multiples of `n`.
+pub fn grid_for(resolution: f64, (south, north): (f64, f64), n: u32) -> Result<UVec2> {
+    if !(1.0 / 60.0 - 1e-9..=10.0).contains(&resolution) {
+        return Err(invalid!(
+            "resolution {resolution} degrees: allowed 1 arc-minute (0.0167) to 10 degrees"
+        ));
+    }
+    let nx = (360.0 / resolution).round() as u32;
+    if !nx.is_multiple_of(n) {
+        return Err(invalid!(
+            "resolution {resolution} degrees gives {nx} columns, not a multiple of n = {n}: choose another --n or a resolution that divides 360/n degrees"
+        ));
+    }
+    let merc = |lat: f64| {
+        (std::f64::consts::FRAC_PI_4 + lat.to_radians() / 2.0)
+            .tan()
+            .ln()
+    };
+    let rows = (merc(north) - merc(south)) / (2.0 * std::f64::consts::PI / nx as f64);
+    let ny = ((rows / n as f64).round() as u32).max(1) * n;
+    Ok(UVec2::new(nx, ny))
+}
+
+/// What a tsunami run did.
+#[derive(Clone, Debug)]
+pub struct TsunamiReport {
+    pub lines: Vec<(String, String)>,
+    pub files: Vec<PathBuf>,
+    pub tracker: Tracker,
+    /// The state at the end.
+    pub state: Vec<GlobalField>,
+}
+
+impl fmt::Display for TsunamiReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (key, value) in &self.lines {
+            writeln!(f, "{key:<16}{value}")?;
+        }
+        writeln!(f, "\ngauges (first |eta| > {} m):", self.tracker.threshold)?;
+        for r in &self.tracker.gauges {
+            let arrival = r.arrival(self.tracker.threshold);
+            writeln!(
+                f,
+                "  {:<28} depth {:>5.0} m  arrival {:>8}  max {:.3} m",
+                r.gauge.name,
+                r.depth,
+                arrival.map_or("-".into(), |t| format!("{:.2} h", t / 3600.0)),
+                r.max_amplitude()
+            )?;
+        }
+        for file in &self.files {
+            writeln!(f, "wrote           {}", file.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// `3 h 05 min`.
+fn clock(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round() as u64;
+    format!("{} h {:02} min", minutes / 60, minutes % 60)
+}
+
+/// Runs the scenario; `on_progress(model seconds done, model seconds in all)`.
+pub fn tsunami(
+    config: &TsunamiConfig,
+    on_warning: &mut dyn FnMut(&str),
+    on_progress: &mut dyn FnMut(f64, f64),
+) -> Result<TsunamiReport> {
+    output::check_writable(&config.out)?;
+    let (ctx, warnings) = config.engine.open()?;
+    warnings.iter().for_each(|w| on_warning(w));
+    let swe = &*config.swe;
+    let problem = &config.problem;
+    let mut sim = engine::simulator(
+        EngineKind::Wafer,
+        ctx.as_ref(),
+        problem,
+        &config.engine.placement,
+    )?;
+    let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
+    warnings.iter().for_each(|w| on_warning(w));
+    output::create_dir(&config.out)?;
+    let dt = swe.dt();
+    let total_s = config.hours * 3600.0;
+    let steps = ((total_s / dt).round() as u64).max(1);
+    let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
+    // Frame `k` is the step nearest to `k` frame intervals.
+    let frame_step =
+        |k: u64| ((k as f64 * config.frame_minutes * 60.0 / dt).round() as u64).min(steps);
+    let mut frames_done = 0;
+    let mut files = vec![];
+    let (mut times, mut frames) = (vec![], vec![]);
+    let mut stepping = Duration::ZERO;
+    let state = loop {
+        let step = sim.step();
+        let (time, last) = (step as f64 * dt, step == steps);
+        let frame = step >= frame_step(frames_done) || last;
+        let state = sim.state()?;
+        swe.check_state(&state, step)?;
+        tracker.sample(time, &state, swe.sea_level());
+        if frame {
+            // Named by the frame's nominal time (the title has the exact one).
+            let minute = match step >= frame_step(frames_done) {
+                true => frames_done as f64 * config.frame_minutes,
+                false => time / 60.0,
+            };
+            frames_done += 1;
+            files.extend(write_frames(config, &state[2], (time, minute))?);
+            times.push(time);
+            if config.netcdf_frames {
+                frames.extend(eta_of(swe, &state[2]).data);
+            }
+        }
+        on_progress(time.min(total_s), total_s);
+        if last {
+            break state;
+        }
+        let next = (step + sample_every)
+            .min(frame_step(frames_done).max(step + 1))
+            .min(steps);
+        let started = Instant::now();
+        sim.advance(next - step)?;
+        stepping += started.elapsed();
+    };
+    files.extend(write_outputs(config, &tracker, (&times, &frames))?);
+    let lines = report_lines(config, problem, steps, stepping)?;
+    let report = TsunamiReport {
+        lines,
+        files,
+        tracker,
+        state,
+    };
+    let summary = config.out.join("summary.txt");
+    output::write_atomic(&summary, report.to_string().as_bytes())?;
+    Ok(TsunamiReport {
+        files: [report.files.clone(), vec![summary]].concat(),
+        ..report
+    })
+}
+
+/// `eta = h - sea level` over water, NaN on land.
+fn eta_of(swe: &Swe, h: &GlobalField) -> GlobalField {
+    let sea = swe.sea_level() as f32;
+    GlobalField::from_fn(h.nx, h.ny, |x, y| match swe.is_wet(x, y) {
+        true => h.at(x, y) - sea,
+        false => f32::NAN,
+    })
+}
+
+/// Tick positions every `step` degrees in `lo..=hi`, with `at(value)` the fraction.
+fn ticks(lo: f64, hi: f64, at: impl Fn(f64) -> f64, unit: (&str, &str)) -> Vec<(f64, String)> {
+    let span = hi - lo;
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0]
+        .into_iter()
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(90.0);
+    let mut v = (lo / step).ceil() * step;
+    let mut out = vec![];
+    while v <= hi + 1e-9 {
+        let label = match v {
+            0.0 => "0".to_string(),
+            v if v < 0.0 => format!("{}{}", -v, unit.0),
+            v => format!("{v}{}", unit.1),
+        };
+        out.push((at(v), label));
+        v += step;
+    }
+    out
+}
+
+/// A window of the grid: first column (wrapping), columns, first row, rows.
+#[derive(Clone, Copy, Debug)]
+struct View {
+    x0: u32,
+    width: u32,
+    y0: u32,
+    height: u32,
+}
+
+impl View {
+    fn whole(grid: UVec2) -> Self {
+        Self {
+            x0: 0,
+            width: grid.x,
+            y0: 0,
+            height: grid.y,
+        }
+    }
+
+    fn of(swe: &Swe, r: &Region) -> Result<Self> {
+        let grid = swe.grid();
+        let corner = |lat: f64, lon: f64| {
+            let lat = lat.clamp(-89.0, 89.0);
+            swe.cell_at(lat, lon)
+        };
+        let (Some(sw), Some(ne)) = (corner(r.south, r.west), corner(r.north, r.east)) else {
+            return Err(invalid!(
+                "region {} ({}..{} N) lies outside the grid's latitudes",
+                r.name,
+                r.south,
+                r.north
+            ));
+        };
+        Ok(Self {
+            x0: sw.x,
+            width: ((ne.x + grid.x - sw.x) % grid.x + 1).min(grid.x),
+            y0: sw.y,
+            height: ne.y.saturating_sub(sw.y) + 1,
+        })
+    }
+
+    fn cut<T: Copy>(&self, nx: u32, data: &[T]) -> Vec<T> {
+        (self.y0..self.y0 + self.height)
+            .flat_map(|y| (0..self.width).map(move |i| (y, (self.x0 + i) % nx)))
+            .map(|(y, x)| data[(y * nx + x) as usize])
+            .collect()
+    }
+
+    /// The picture's part in this view, with longitude and latitude ticks.
+    fn apply(&self, swe: &Swe, p: Picture) -> Picture {
+        let nx = p.values.nx;
+        let values = GlobalField {
+            nx: self.width,
+            ny: self.height,
+            data: self.cut(nx, &p.values.data),
+        };
+        let land = p.land.as_ref().map(|l| self.cut(nx, l));
+        let lon = |x: u32| swe.lat_lon(x % nx, self.y0).1;
+        let lat = |y: u32| swe.lat_lon(self.x0, y).0;
+        let (west, east) = (
+            lon(self.x0),
+            lon(self.x0) + (self.width - 1) as f64 * 360.0 / nx as f64,
+        );
+        let (south, north) = (lat(self.y0), lat(self.y0 + self.height - 1));
+        let rows: Vec<f64> = (self.y0..self.y0 + self.height).map(lat).collect();
+        // Fraction of the height at latitude `v`, by interpolating between the rows.
+        let y_at = |v: f64| match rows.len() {
+            0 | 1 => 0.5,
+            len => {
+                let k = rows.partition_point(|&r| r < v).clamp(1, len - 1);
+                let (a, b) = (rows[k - 1], rows[k]);
+                ((k - 1) as f64 + (v - a) / (b - a) + 0.5) / len as f64
+            }
+        };
+        let x_at = |v: f64| {
+            ((v - west) / (east - west).max(1e-9) * (self.width - 1) as f64 + 0.5)
+                / self.width as f64
+        };
+        Picture {
+            values,
+            land,
+            axes: Some(Axes {
+                x: ticks(west, east, x_at, ("W", "E")),
+                y: ticks(south, north, y_at, ("S", "N")),
+            }),
+            ..p
+        }
+    }
+}
+
+/// The global and region frames of `h` at `time` seconds, named by `minute`.
+fn write_frames(
+    config: &TsunamiConfig,
+    h: &GlobalField,
+    (time, minute): (f64, f64),
+) -> Result<Vec<PathBuf>> {
+    let swe = &*config.swe;
+    let mut picture = swe.picture(2, h);
+    picture.range = (-config.eta_range, config.eta_range);
+    picture.title = Some(format!("{} after impact", clock(time)));
+    let minute = minute.round() as u64;
+    let mut views = vec![("global".to_string(), View::whole(swe.grid()))];
+    if let Some(region) = &config.region {
+        views.push((region.name.clone(), View::of(swe, region)?));
+    }
+    let mut files = vec![];
+    for (name, view) in views {
+        let path = config.out.join(format!("eta_{name}_t{minute:05}min.png"));
+        output::write_atomic(
+            &path,
+            &output::png_bytes(&view.apply(swe, picture.clone()))?,
+        )?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// The maps, the gauges and the NetCDF file.
+fn write_outputs(
+    config: &TsunamiConfig,
+    tracker: &Tracker,
+    (times, frames): (&[f64], &[f32]),
+) -> Result<Vec<PathBuf>> {
+    let swe = &*config.swe;
+    let grid = swe.grid();
+    let base = swe.picture(2, &GlobalField::from_fn(grid.x, grid.y, |_, _| 0.0));
+    let finite_max = |f: &GlobalField| {
+        f.data
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f32, |a, &b| a.max(b))
+    };
+    let hours = GlobalField {
+        data: tracker.arrival.data.iter().map(|t| t / 3600.0).collect(),
+        ..tracker.arrival.clone()
+    };
+    let maps = [
+        (
+            "max_eta",
+            "max |eta| (m)",
+            tracker.max_eta.clone(),
+            (0.0, config.eta_range),
+        ),
+        (
+            "arrival_time",
+            "first arrival (h)",
+            hours.clone(),
+            (0.0, finite_max(&hours).max(1e-3)),
+        ),
+    ];
+    let mut files = vec![];
+    for (name, label, values, range) in maps {
+        let picture = Picture {
+            values,
+            label: label.into(),
+            palette: Palette::Sequential,
+            range,
+            title: Some(format!(
+                "{label}, {} after impact",
+                clock(config.hours * 3600.0)
+            )),
+            ..base.clone()
+        };
+        let path = config.out.join(format!("{name}.png"));
+        output::write_atomic(
+            &path,
+            &output::png_bytes(&View::whole(grid).apply(swe, picture))?,
+        )?;
+        files.push(path);
+    }
+    for (name, text) in [
+        ("gauges.csv", tracker.gauges_csv()),
+        ("gauge_summary.csv", tracker.summary_csv()),
+    ] {
+        let path = config.out.join(name);
+        output::write_atomic(&path, text.as_bytes())?;
+        files.push(path);
+    }
+    let depth = GlobalField::from_fn(grid.x, grid.y, |x, y| match swe.is_wet(x, y) {
+        true => (swe.sea_level() - swe.bed(x, y) as f64) as f32,
+        false => f32::NAN,
+    });
+    let contents = netcdf::Contents {
+        lat: (0..grid.y).map(|y| swe.lat_lon(0, y).0).collect(),
+        lon: (0..grid.x).map(|x| swe.lat_lon(x, 0).1).collect(),
+        times: if config.netcdf_frames { times } else { &[] },
+        eta: frames,
+        max_eta: &tracker.max_eta,
+        arrival: &tracker.arrival,
+        depth: &depth,
+        attributes: attributes(config),
+    };
+    let path = config.out.join("tsunami.nc");
+    netcdf::write(&path, &contents)?;
+    files.push(path);
+    Ok(files)
+}
+
+/// Every parameter of the run, for the NetCDF file.
+fn attributes(config: &TsunamiConfig) -> Vec<(String, String)> {
+    let i = &config.impact;
+    let mut out: Vec<(String, String)> = [
+        ("impact_lat_deg", i.lat.to_string()),
+        ("impact_lon_deg", i.lon.to_string()),
+        ("hump_height_m", i.height.to_string()),
+        ("hump_area_km2", i.area_km2.to_string()),
+        ("hump_radius_m", i.radius().to_string()),
+        ("resolution_deg", config.resolution.to_string()),
+        ("model_hours", config.hours.to_string()),
+        ("dt_s", config.swe.dt().to_string()),
+        ("arrival_threshold_m", config.threshold.to_string()),
+        ("sample_every_s", config.sample_seconds.to_string()),
+        ("cluster", config.problem.cluster.describe()),
+        ("n", config.problem.cluster.wafer.n.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    out.extend(config.swe.describe());
+    out.into_iter()
+        .map(|(k, v)| (k.replace([' ', '(', ')', '/'], "_"), v))
+        .collect()
+}
+
+/// The summary lines: scenario, grid, speed and the emulated machine's time.
+fn report_lines(
+    config: &TsunamiConfig,
+    problem: &Problem,
+    steps: u64,
+    stepping: Duration,
+) -> Result<Vec<(String, String)>> {
+    let swe = &*config.swe;
+    let i = &config.impact;
+    let grid = swe.grid();
+    let points = grid.x as f64 * grid.y as f64;
+    let secs = stepping.as_secs_f64().max(1e-9);
+    let mut lines = vec![
+        ("impact".into(), format!("{} m over {} km^2 (R = {:.1} km) at lat {}, lon {}", i.height, i.area_km2, i.radius() / 1e3, i.lat, i.lon)),
+        ("hump".into(), format!("volume {:.3e} m^3, potential energy {:.3e} J = {:.0} Mt TNT (raised cosine on a plane)", i.volume(), i.potential_energy(), i.potential_energy() / MEGATON_TNT)),
+        ("grid".into(), format!("{} x {} ({} degrees), {}", grid.x, grid.y, config.resolution, problem.cluster.describe())),
+        ("model time".into(), format!("{} in {steps} steps of {:.1} s", clock(steps as f64 * swe.dt()), swe.dt())),
+        ("wall time".into(), format!("{secs:.2} s stepping, {:.3e} point updates/s", points * steps as f64 / secs)),
+    ];
+    if let Some(p) = super::run::emulated_timing(problem)? {
+        let seconds = p.cycles_per_step * steps as f64 / p.config.params.clock_hz;
+        let mut text = format!(
+            "{seconds:.3e} s on the emulated cluster ({:.0} cycles per step at {} GHz, {} FLOPs per point and step)",
+            p.cycles_per_step,
+            p.config.params.clock_hz / 1e9,
+            problem.spec().flops_per_point()
+        );
+        let _ = write!(
+            text,
+            ", {:.0}x faster than the model's own time",
+            steps as f64 * swe.dt() / seconds
+        );
+        lines.push(("emulated".into(), text));
+    }
+    Ok(lines)
+}
+
+/// The problem of a configuration: the kernel on the cluster.
+pub fn problem(swe: &Arc<Swe>, cluster: crate::cluster::ClusterGeometry) -> Result<Problem> {
+    Problem::new(swe.clone() as Arc<dyn Kernel>, cluster)
+}
+
+/// The shallow-water configuration of a tsunami: the impact's hump over the relief.
+pub fn swe_config(impact: &Impact, base: SweConfig) -> SweConfig {
+    SweConfig {
+        init: impact.init(),
+        ..base
+    }
+}
