@@ -104,6 +104,23 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["cannot read relief descriptor", "missing.json"],
     );
     std::fs::remove_dir_all(&relief).unwrap();
+    let tsunami = |extra: &[&'static str]| [&["tsunami", "--resolution", "2deg", "--n", "4", "--out", out][..], extra].concat();
+    assert_rejected(
+        &tsunami(&["--lat", "45", "--lon", "-100"]),
+        &["impact at lat 45, lon -100 is on land"],
+    );
+    assert_rejected(
+        &tsunami(&["--lat", "80"]),
+        &["impact at lat 80 lies outside the grid's latitudes -70..70"],
+    );
+    assert_rejected(&tsunami(&["--resolution", "7x"]), &["resolution '7x'"]);
+    assert_rejected(&tsunami(&["--resolution", "0.5min"]), &["resolution 0.0083", "1 arc-minute"]);
+    assert_rejected(&tsunami(&["--n", "7"]), &["180 columns, not a multiple of n = 7"]);
+    assert_rejected(&tsunami(&["--height", "-5"]), &["hump height -5 m"]);
+    assert_rejected(&tsunami(&["--hours", "0"]), &["hours = 0"]);
+    assert_rejected(&tsunami(&["--region", "10,5,0,1"]), &["region '10,5,0,1'"]);
+    assert_rejected(&tsunami(&["--wafers", "2x2"]), &["2x2 wafers cannot share the 45x25 PEs"]);
+    assert_rejected(&tsunami(&["--gauges", "/nonexistent/g.csv"]), &["cannot read gauges file"]);
     assert_rejected(&run(&["--pes", "0x3"]), &["PEs along x = 0"]);
     assert_rejected(
         &run(&["--pes", "8192x8192", "--n", "64"]),
@@ -640,6 +657,9 @@ fn every_command_has_help() {
         &["run", "--help"],
         &["bench", "--help"],
         &["adapters", "--help"],
+        &["predict", "--help"],
+        &["reproduce", "--help"],
+        &["tsunami", "--help"],
     ] {
         let out = wafer_emu(cmd);
         assert!(out.status.success(), "{cmd:?}");
