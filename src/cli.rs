@@ -58,6 +58,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct TsunamiArgs {
     /// Latitude of the impact in degrees
     #[arg(long, default_value_t = Impact::PAPER.lat, allow_negative_numbers = true)]
@@ -114,6 +115,10 @@ pub struct TsunamiArgs {
     /// Output folder
     #[arg(long, default_value = "tsunami")]
     pub out: PathBuf,
+    /// Write into an output folder that already holds results (without it such a folder is
+    /// refused; a folder another run is writing is always refused)
+    #[arg(long)]
+    pub force: bool,
     /// Leave the frames out of the NetCDF file (maps and depth only)
     #[arg(long)]
     pub no_netcdf_frames: bool,
@@ -224,6 +229,7 @@ impl TsunamiArgs {
             gauges,
             threshold: self.threshold,
             netcdf_frames: !self.no_netcdf_frames,
+            force: self.force,
         })
     }
 }
@@ -244,10 +250,15 @@ fn bathymetry(relief: &str) -> Result<Bathymetry> {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct ReproduceArgs {
     /// Output folder for the CSVs, plots and report.md
     #[arg(long, default_value = "reproduce")]
     pub out: PathBuf,
+    /// Write into an output folder that already holds results (without it such a folder is
+    /// refused; a folder another run is writing is always refused)
+    #[arg(long)]
+    pub force: bool,
     /// PEs per wafer: cs3 (744x1116, the paper's; a few minutes on 2 cores), square, or WxH
     #[arg(long, default_value = "cs3")]
     pub pes: String,
@@ -269,6 +280,7 @@ impl ReproduceArgs {
         Ok(ReproduceConfig {
             out: self.out.clone(),
             pes,
+            force: self.force,
         })
     }
 }
@@ -296,6 +308,7 @@ impl EngineArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct RunArgs {
     /// Kernel: heat5, heat9 or swe (shallow water)
     pub kernel: String,
@@ -321,6 +334,10 @@ pub struct RunArgs {
     /// Output folder for the fields and summary.txt
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    /// Write into an output folder that already holds results (without it such a folder is
+    /// refused; a folder another run is writing is always refused)
+    #[arg(long)]
+    pub force: bool,
     /// Write no files, only print the summary
     #[arg(long)]
     pub no_output: bool,
@@ -459,6 +476,7 @@ fn parse_pair(s: &str) -> std::result::Result<(f64, f64), String> {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
     /// Kernel: heat5 or heat9
     #[arg(default_value = "heat5")]
@@ -532,6 +550,7 @@ impl RunArgs {
             steps: self.steps,
             engine,
             json: self.json.clone(),
+            force: self.force,
             engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: (!self.no_output).then(|| self.out.clone()),
             snapshot_every: self.snapshot_every,
@@ -560,6 +579,7 @@ impl BenchArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct PredictArgs {
     /// Kernel: heat5 or heat9
     #[arg(default_value = "heat5")]
@@ -666,6 +686,15 @@ impl PredictArgs {
             p: kernel.spec().shift_per_step(),
         };
         shape.validate()?;
+        let at_peak =
+            kernel.flops_per_point() as f64 * (self.n as f64).powi(2) / params.peak_flops_per_cycle;
+        if params.cost.cycles(self.n) < at_peak {
+            return Err(invalid!(
+                "the cost model gives f({n}) = {:.0} cycles per step, fewer than the FLOPs need at peak ({at_peak:.0}): allowed a model at or below peak (raise a0, a1, a2 or lower peak_flops_per_cycle)",
+                params.cost.cycles(self.n),
+                n = self.n
+            ));
+        }
         if self.max_steps == 0 {
             return Err(invalid!("max-steps = 0: allowed 1 or more"));
         }

@@ -23,6 +23,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints to standard output; a reader that closed the pipe (`... | head -1`) ends the
+/// program quietly, with success.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        result => Ok(result?),
+    }
+}
+
 fn dispatch(command: Command) -> Result<()> {
     let mut warn = |w: &str| eprintln!("{w}");
     match command {
@@ -35,11 +46,11 @@ fn dispatch(command: Command) -> Result<()> {
             let report =
                 commands::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
             bar.finish_and_clear();
-            print!("{report}");
+            emit(&report.to_string())?;
         }
         Command::Adapters(args) => {
             for line in commands::adapters::adapters(&args.request()?) {
-                println!("{line}");
+                emit(&format!("{line}\n"))?;
             }
         }
         Command::Reproduce(args) => {
@@ -51,14 +62,11 @@ fn dispatch(command: Command) -> Result<()> {
             let files = commands::reproduce::reproduce(&config, progress)?;
             bar.finish_and_clear();
             for file in files {
-                println!("wrote {}", file.display());
+                emit(&format!("wrote {}\n", file.display()))?;
             }
         }
         Command::Predict(args) => {
-            print!(
-                "{}",
-                commands::predict::predict(&args.command()?, &mut warn)?
-            );
+            emit(&commands::predict::predict(&args.command()?, &mut warn)?)?;
         }
         Command::Tsunami(args) => {
             let config = args.config()?;
@@ -73,11 +81,14 @@ fn dispatch(command: Command) -> Result<()> {
                 bar.set_message(format!("{:.2} h of {:.2} h", done / 3600.0, total / 3600.0));
             })?;
             bar.finish_and_clear();
-            print!("{report}");
+            emit(&report.to_string())?;
         }
         Command::Bench(args) => {
             let config = args.config()?;
-            println!("{}", commands::bench::bench(&config, &mut warn)?);
+            emit(&format!(
+                "{}\n",
+                commands::bench::bench(&config, &mut warn)?
+            ))?;
         }
     }
     Ok(())

@@ -51,6 +51,85 @@ pub fn check_writable(dir: &Path) -> Result<()> {
     std::fs::remove_file(&probe).map_err(|e| io_error(dir, e))
 }
 
+/// The lock file of a folder a run is writing.
+const LOCK: &str = ".wafer-emu.lock";
+
+/// Checks, before any work, that `dir` can receive a run's results: writable, not locked by
+/// another run, and holding no results yet (visible entries) unless `force`.
+pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
+    check_writable(dir)?;
+    if dir.join(LOCK).exists() {
+        return Err(crate::invalid!(
+            "another wafer-emu run is writing {} (lock file {}): wait for it, or remove the lock if no run is alive",
+            dir.display(),
+            dir.join(LOCK).display()
+        ));
+    }
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    let result = entries
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| !name.starts_with('.'));
+    match (result, force) {
+        (Some(name), false) => Err(crate::invalid!(
+            "output folder {} already holds results ({name}, ...): choose another --out, or pass --force to write over them",
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A folder a run writes, locked against other runs until it is dropped.
+#[derive(Debug)]
+pub struct OutputDir {
+    lock: PathBuf,
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
+/// Creates `dir` and takes its lock; refuses when another run holds it.
+pub fn claim_dir(dir: &Path) -> Result<OutputDir> {
+    create_dir(dir)?;
+    let lock = dir.join(LOCK);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lock)
+    {
+        Ok(mut file) => {
+            let _ = writeln!(file, "{}", std::process::id());
+            Ok(OutputDir { lock })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(crate::invalid!(
+            "another wafer-emu run is writing {} (lock file {})",
+            dir.display(),
+            lock.display()
+        )),
+        Err(e) => Err(io_error(&lock, e)),
+    }
+}
+
+/// Checks, before any work, that `path` (named `what` in messages) can become a regular file:
+/// absent or already a regular file (not a folder, a device or a symbolic link), in a folder
+/// that is writable.
+pub fn check_file_target(path: &Path, what: &str) -> Result<()> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_file() {
+            return Err(crate::invalid!(
+                "{what} {}: not a regular file (a folder, a device or a symbolic link): allowed a new or a regular file",
+                path.display()
+            ));
+        }
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => check_writable(dir),
+        _ => check_writable(Path::new(".")),
+    }
+}
+
 /// Creates `dir` and its parents if needed.
 pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))

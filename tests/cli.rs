@@ -46,19 +46,19 @@ fn assert_rejected(args: &[&str], needles: &[&str]) {
     assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
 }
 
+/// A small heat run into `out`, with `extra` arguments.
+fn heat_run<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let base = [
+        "run", "heat5", "--pes", "2x2", "--n", "4", "--steps", "3", "--out", out,
+    ];
+    [&base[..], extra].concat()
+}
+
 #[test]
 fn bad_input_is_rejected_with_exit_code_2() {
     let out = scratch("bad");
     let out = out.to_str().unwrap();
-    let run = |extra: &[&'static str]| {
-        [
-            &[
-                "run", "heat5", "--pes", "2x2", "--n", "4", "--steps", "3", "--out", out,
-            ],
-            extra,
-        ]
-        .concat()
-    };
+    let run = |extra: &[&'static str]| heat_run(out, extra);
     assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
     let swe = |extra: &[&'static str]| {
@@ -104,23 +104,46 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["cannot read relief descriptor", "missing.json"],
     );
     std::fs::remove_dir_all(&relief).unwrap();
-    let tsunami = |extra: &[&'static str]| [&["tsunami", "--resolution", "2deg", "--n", "4", "--out", out][..], extra].concat();
-    assert_rejected(
-        &tsunami(&["--lat", "45", "--lon", "-100"]),
-        &["impact at lat 45, lon -100 is on land"],
-    );
-    assert_rejected(
-        &tsunami(&["--lat", "80"]),
-        &["impact at lat 80 lies outside the grid's latitudes -70..70"],
-    );
-    assert_rejected(&tsunami(&["--resolution", "7x"]), &["resolution '7x'"]);
-    assert_rejected(&tsunami(&["--resolution", "0.5min"]), &["resolution 0.0083", "1 arc-minute"]);
-    assert_rejected(&tsunami(&["--n", "7"]), &["180 columns, not a multiple of n = 7"]);
-    assert_rejected(&tsunami(&["--height", "-5"]), &["hump height -5 m"]);
-    assert_rejected(&tsunami(&["--hours", "0"]), &["hours = 0"]);
-    assert_rejected(&tsunami(&["--region", "10,5,0,1"]), &["region '10,5,0,1'"]);
-    assert_rejected(&tsunami(&["--wafers", "2x2"]), &["2x2 wafers cannot share the 45x25 PEs"]);
-    assert_rejected(&tsunami(&["--gauges", "/nonexistent/g.csv"]), &["cannot read gauges file"]);
+    let tsunami = |extra: &[&'static str]| {
+        [
+            &["tsunami", "--resolution", "2deg", "--n", "4", "--out", out][..],
+            extra,
+        ]
+        .concat()
+    };
+    let tsunami_cases: [(&[&str], &[&str]); 10] = [
+        (
+            &["--lat", "45", "--lon", "-100"][..],
+            &["impact at lat 45, lon -100 is on land"][..],
+        ),
+        (
+            &["--lat", "80"][..],
+            &["impact at lat 80 lies outside the grid's latitudes -70..70"][..],
+        ),
+        (&["--resolution", "7x"][..], &["resolution '7x'"][..]),
+        (
+            &["--resolution", "0.5min"][..],
+            &["resolution 0.0083", "1 arc-minute"][..],
+        ),
+        (
+            &["--n", "7"][..],
+            &["180 columns, not a multiple of n = 7"][..],
+        ),
+        (&["--height", "-5"][..], &["hump height -5 m"][..]),
+        (&["--hours", "0"][..], &["hours = 0"][..]),
+        (&["--region", "10,5,0,1"][..], &["region '10,5,0,1'"][..]),
+        (
+            &["--wafers", "2x2"][..],
+            &["2x2 wafers cannot share the 45x25 PEs"][..],
+        ),
+        (
+            &["--gauges", "/nonexistent/g.csv"][..],
+            &["cannot read gauges file"][..],
+        ),
+    ];
+    for (extra, needles) in tsunami_cases {
+        assert_rejected(&tsunami(extra), needles);
+    }
     assert_rejected(&run(&["--pes", "0x3"]), &["PEs along x = 0"]);
     assert_rejected(
         &run(&["--pes", "8192x8192", "--n", "64"]),
@@ -667,5 +690,96 @@ fn every_command_has_help() {
             String::from_utf8_lossy(&out.stdout).contains("Usage"),
             "{cmd:?}"
         );
+    }
+}
+
+/// An output folder that holds results is refused unless `--force`; one another run is
+/// writing (its lock) always; `--json` and `--telemetry` write only regular files. Each
+/// refusal exits 2 and changes nothing.
+#[test]
+fn output_folders_are_never_mixed_and_only_regular_files_are_written() {
+    let out = scratch("mixed");
+    let dir = out.to_str().unwrap();
+    let run = |extra: &[&'static str]| heat_run(dir, extra);
+    succeeds(&run(&[]));
+    let before = std::fs::read(out.join("summary.txt")).unwrap();
+    assert_rejected(&run(&[]), &["already holds results", "--force"]);
+    assert_eq!(std::fs::read(out.join("summary.txt")).unwrap(), before);
+    succeeds(&run(&["--force"]));
+    std::fs::write(out.join(".wafer-emu.lock"), b"1").unwrap();
+    assert_rejected(&run(&["--force"]), &["another wafer-emu run is writing"]);
+    std::fs::remove_file(out.join(".wafer-emu.lock")).unwrap();
+    let other = scratch("mixed-json");
+    std::fs::create_dir_all(&other).unwrap();
+    let target = other.join("target.json");
+    std::fs::write(&target, b"keep").unwrap();
+    let link = other.join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    // A folder, a symbolic link and a device.
+    for path in [other.to_str().unwrap(), link.to_str().unwrap(), "/dev/null"] {
+        let args = heat_run(dir, &["--no-output", "--json", path]);
+        assert_rejected(&args, &["--json", "not a regular file"]);
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+    assert_rejected(
+        &[
+            "predict",
+            "heat5",
+            "--pes",
+            "8x8",
+            "--n",
+            "4",
+            "--telemetry",
+            "/dev/null",
+        ],
+        &["--telemetry /dev/null", "not a regular file"],
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
+}
+
+/// Negative numbers are values (named in the error), not unknown flags; a cost model with no
+/// cost, or cheaper than peak, is refused.
+#[test]
+fn negative_numbers_and_impossible_cost_models_are_named() {
+    let out = wafer_emu(&["run", "heat5", "--n", "-1", "--no-output"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'-1'")
+            && stderr.contains("--n")
+            && !stderr.contains("unexpected argument"),
+        "{stderr}"
+    );
+    assert_rejected(
+        &[
+            "predict", "heat5", "--set", "a0=0", "--set", "a1=0", "--set", "a2=0",
+        ],
+        &["a0 = 0, a1 = 0, a2 = 0", "one of them > 0"],
+    );
+    assert_rejected(
+        &["predict", "heat5", "--set", "a2=1"],
+        &["fewer than the FLOPs need at peak"],
+    );
+}
+
+/// A reader that closes the pipe early (`predict ... | head -1`) ends the program quietly.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    for args in [
+        &["predict", "heat5", "--pes", "64x64", "--n", "4"][..],
+        &["adapters"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }

@@ -155,6 +155,7 @@ fn a_cluster_equals_one_wafer_bit_for_bit() {
             "cpu",
             "--out",
             &out,
+            "--force",
             "--wafers",
             "3x5",
             "--link-delay",
@@ -267,8 +268,7 @@ fn travel_times(swe: &Swe, centre: (f64, f64), radius: f64) -> Vec<f64> {
 fn first_arrivals_agree_with_shortest_travel_times() {
     let out = scratch("arrivals");
     let area = (std::f64::consts::PI * 250.0f64.powi(2)).to_string();
-    std::fs::create_dir_all(&out).unwrap();
-    let gauges = format!("{out}/gauges_in.csv");
+    let gauges = format!("{out}-gauges.csv");
     std::fs::write(
         &gauges,
         "name,lat,lon\nnorth Pacific,45,170\ncentral Pacific,10,-170\nsouth-east Pacific,-10,-120\nGulf of Alaska,55,-145\n",
@@ -333,6 +333,7 @@ fn first_arrivals_agree_with_shortest_travel_times() {
     }
     assert!(checked >= 4, "only {checked} far gauges were reached");
     std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_file(&gauges).unwrap();
 }
 
 /// With no friction in the model, the total energy (kinetic and potential, f64 sums over wet

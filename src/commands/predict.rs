@@ -21,6 +21,9 @@ pub struct PredictCommand {
 
 /// Runs the model and writes the telemetry; returns the report.
 pub fn predict(command: &PredictCommand, warn: &mut dyn FnMut(&str)) -> Result<String> {
+    if let Some(path) = &command.telemetry {
+        crate::output::check_file_target(path, "--telemetry")?;
+    }
     let ctx = match &command.gpu {
         None => None,
         Some(request) => {

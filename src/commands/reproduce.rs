@@ -18,6 +18,8 @@ pub struct ReproduceConfig {
     pub out: PathBuf,
     /// PEs per wafer: the CS-3's 744 x 1116, or smaller for a quick look.
     pub pes: (u32, u32),
+    /// Write into an output folder that already holds results.
+    pub force: bool,
 }
 
 /// Points per PE side swept by the figures.
@@ -116,8 +118,8 @@ fn steps_per_s(params: &TimingParams, cycles: f64) -> f64 {
 
 /// Runs everything and writes the files; returns their paths (the report last).
 pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Result<Vec<PathBuf>> {
-    crate::output::check_writable(&config.out)?;
-    crate::output::create_dir(&config.out)?;
+    crate::output::check_output_dir(&config.out, config.force)?;
+    let _claim = crate::output::claim_dir(&config.out)?;
     let mut model = Model {
         pes: config.pes,
         cache: HashMap::new(),

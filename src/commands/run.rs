@@ -29,6 +29,8 @@ pub struct RunConfig {
     pub check: bool,
     /// Also write the report as JSON here.
     pub json: Option<PathBuf>,
+    /// Write into an output folder that already holds results.
+    pub force: bool,
 }
 
 /// How the bit-for-bit check came out.
@@ -93,8 +95,11 @@ pub fn run(
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
     let json_dir = config.json.as_ref().and_then(|path| path.parent());
-    for dir in config.out.as_deref().into_iter().chain(json_dir) {
-        output::check_writable(dir)?;
+    if let Some(dir) = &config.out {
+        output::check_output_dir(dir, config.force)?;
+    }
+    if let Some(path) = &config.json {
+        output::check_file_target(path, "--json")?;
     }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
@@ -108,9 +113,7 @@ pub fn run(
         problem,
         &config.engine.placement,
     )?;
-    if let Some(dir) = &config.out {
-        output::create_dir(dir)?;
-    }
+    let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
     let chunk = config.steps.div_ceil(PROGRESS_REPORTS).max(1);

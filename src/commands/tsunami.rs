@@ -88,6 +88,8 @@ pub struct TsunamiConfig {
     pub threshold: f32,
     /// Also write the frames into the NetCDF file.
     pub netcdf_frames: bool,
+    /// Write into an output folder that already holds results.
+    pub force: bool,
 }
 
 /// The grid of a resolution: `nx` from the spacing, `ny` rows of about the same Mercator size
@@ -160,7 +162,7 @@ pub fn tsunami(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TsunamiReport> {
-    output::check_writable(&config.out)?;
+    output::check_output_dir(&config.out, config.force)?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let swe = &*config.swe;
@@ -173,7 +175,7 @@ pub fn tsunami(
     )?;
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
-    output::create_dir(&config.out)?;
+    let _claim = output::claim_dir(&config.out)?;
     let dt = swe.dt();
     let total_s = config.hours * 3600.0;
     let steps = ((total_s / dt).round() as u64).max(1);

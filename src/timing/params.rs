@@ -177,6 +177,11 @@ impl TimingParams {
                 return Err(invalid!("{name} = {v} must be a finite number >= 0"));
             }
         }
+        if self.cost.a0 + self.cost.a1 + self.cost.a2 == 0.0 {
+            return Err(invalid!(
+                "the cost model a0 = 0, a1 = 0, a2 = 0 costs no cycles per step: allowed a0, a1, a2 >= 0 with one of them > 0"
+            ));
+        }
         if self.link_capacity == 0 || self.link_capacity > MAX_CAPACITY {
             return Err(invalid!(
                 "link_capacity = {}: allowed 1..={MAX_CAPACITY} packages",
