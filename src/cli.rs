@@ -344,6 +344,10 @@ pub struct RunArgs {
     /// Also write the field every K steps (step 0 included)
     #[arg(long, value_name = "K")]
     pub snapshot_every: Option<u64>,
+    /// Colour range LO,HI of every picture (the same scale across snapshots); by default each
+    /// picture's own range
+    #[arg(long, value_name = "LO,HI", value_parser = parse_pair, allow_hyphen_values = true)]
+    pub range: Option<(f64, f64)>,
     /// What runs: the emulated wafers, or the plain global-grid kernel (no PEs, no translation)
     #[arg(long = "engine", default_value = "wafer", value_name = "wafer|global")]
     pub engine_kind: String,
@@ -551,6 +555,12 @@ impl RunArgs {
             engine,
             json: self.json.clone(),
             force: self.force,
+            range: match self.range {
+                Some((lo, hi)) if lo.is_nan() || hi.is_nan() || lo >= hi => {
+                    return Err(invalid!("range {lo},{hi}: allowed LO < HI"))
+                }
+                r => r.map(|(lo, hi)| (lo as f32, hi as f32)),
+            },
             engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: (!self.no_output).then(|| self.out.clone()),
             snapshot_every: self.snapshot_every,

@@ -244,14 +244,66 @@ pub struct Axes {
     pub y: Vec<(f64, String)>,
 }
 
+impl Axes {
+    /// Grid-point ticks of an `nx x ny` field: column and row numbers.
+    pub fn grid(nx: u32, ny: u32) -> Self {
+        let axis = |n: u32| {
+            let last = n.saturating_sub(1) as f64;
+            let steps = [
+                1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
+                10000.0,
+            ];
+            ticks((0.0, last), |v| (v + 0.5) / n as f64, ("", ""), &steps)
+        };
+        Self {
+            x: axis(nx),
+            y: axis(ny),
+        }
+    }
+}
+
+/// Ticks from `lo` to `hi` every step of `steps` that gives at most seven, at `at(value)` (a
+/// fraction of the axis), labelled with `suffix.0` below zero (as a magnitude) and `suffix.1`
+/// above.
+pub fn ticks(
+    (lo, hi): (f64, f64),
+    at: impl Fn(f64) -> f64,
+    suffix: (&str, &str),
+    steps: &[f64],
+) -> Vec<(f64, String)> {
+    let step = steps
+        .iter()
+        .copied()
+        .find(|s| (hi - lo) / s <= 7.0)
+        .unwrap_or(hi - lo);
+    let mut v = (lo / step).ceil() * step;
+    let mut out = vec![];
+    while v <= hi + 1e-9 && step > 0.0 {
+        let label = match v {
+            0.0 => "0".to_string(),
+            v if v < 0.0 && !suffix.0.is_empty() => format!("{}{}", -v, suffix.0),
+            v => format!("{v}{}", suffix.1),
+        };
+        out.push((at(v), label));
+        v += step;
+    }
+    out
+}
+
 impl Picture {
-    /// The field itself in viridis from its minimum to its maximum.
+    /// The field itself: viridis from its minimum to its maximum, or blue-white-red symmetric
+    /// about zero when it has both signs.
     pub fn plain(field: &GlobalField, label: &str) -> Self {
+        let (lo, hi) = field.range();
+        let (palette, range) = match lo < 0.0 && hi > 0.0 {
+            true => (Palette::Diverging, (-hi.max(-lo), hi.max(-lo))),
+            false => (Palette::Sequential, (lo, hi)),
+        };
         Self {
             values: field.clone(),
             label: label.into(),
-            palette: Palette::Sequential,
-            range: field.range(),
+            palette,
+            range,
             land: None,
             title: None,
             axes: None,

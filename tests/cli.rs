@@ -60,6 +60,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     let out = out.to_str().unwrap();
     let run = |extra: &[&'static str]| heat_run(out, extra);
     assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
+    assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
     let swe = |extra: &[&'static str]| {
         [

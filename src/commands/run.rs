@@ -31,6 +31,31 @@ pub struct RunConfig {
     pub json: Option<PathBuf>,
     /// Write into an output folder that already holds results.
     pub force: bool,
+    /// A fixed colour range for every snapshot's pictures.
+    pub range: Option<(f32, f32)>,
+}
+
+/// The picture of field `f` at `step`: the kernel's, titled with the kernel, field, step and
+/// model time, with grid-point axes where the kernel gives none and `--range` applied.
+fn picture(config: &RunConfig, f: usize, field: &GlobalField, step: u64) -> output::Picture {
+    let kernel = &config.problem.kernel;
+    let mut picture = kernel.picture(f, field);
+    let mut title = format!(
+        "{} {}, step {step}",
+        kernel.spec().name,
+        kernel.spec().fields[f]
+    );
+    if let Some(seconds) = kernel.seconds_per_step() {
+        title += &format!(", t = {:.2} h", seconds * step as f64 / 3600.0);
+    }
+    picture.title = Some(title);
+    picture
+        .axes
+        .get_or_insert_with(|| output::Axes::grid(field.nx, field.ny));
+    if let Some(range) = config.range {
+        picture.range = range;
+    }
+    picture
 }
 
 /// How the bit-for-bit check came out.
@@ -129,7 +154,7 @@ pub fn run(
                 let spec = problem.spec();
                 for (f, (name, field)) in spec.fields.iter().zip(&state).enumerate() {
                     let stem = format!("{}_{name}_step{step:08}", spec.name);
-                    let picture = problem.kernel.picture(f, field);
+                    let picture = picture(config, f, field, step);
                     outputs.extend(output::write_field(dir, &stem, field, &picture)?);
                 }
             }

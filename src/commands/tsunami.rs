@@ -15,7 +15,7 @@ use crate::field::GlobalField;
 use crate::kernels::swe::{Swe, SweConfig};
 use crate::kernels::Kernel;
 use crate::model::Problem;
-use crate::output::{self, Axes, Palette, Picture};
+use crate::output::{self, Palette, Picture};
 use crate::tsunami::{netcdf, Gauge, Impact, Tracker, MEGATON_TNT};
 use crate::{invalid, Result};
 
@@ -243,27 +243,6 @@ fn eta_of(swe: &Swe, h: &GlobalField) -> GlobalField {
     })
 }
 
-/// Tick positions every `step` degrees in `lo..=hi`, with `at(value)` the fraction.
-fn ticks(lo: f64, hi: f64, at: impl Fn(f64) -> f64, unit: (&str, &str)) -> Vec<(f64, String)> {
-    let span = hi - lo;
-    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0]
-        .into_iter()
-        .find(|s| span / s <= 7.0)
-        .unwrap_or(90.0);
-    let mut v = (lo / step).ceil() * step;
-    let mut out = vec![];
-    while v <= hi + 1e-9 {
-        let label = match v {
-            0.0 => "0".to_string(),
-            v if v < 0.0 => format!("{}{}", -v, unit.0),
-            v => format!("{v}{}", unit.1),
-        };
-        out.push((at(v), label));
-        v += step;
-    }
-    out
-}
-
 /// A window of the grid: first column (wrapping), columns, first row, rows.
 #[derive(Clone, Copy, Debug)]
 struct View {
@@ -321,34 +300,13 @@ impl View {
             data: self.cut(nx, &p.values.data),
         };
         let land = p.land.as_ref().map(|l| self.cut(nx, l));
-        let lon = |x: u32| swe.lat_lon(x % nx, self.y0).1;
-        let lat = |y: u32| swe.lat_lon(self.x0, y).0;
-        let (west, east) = (
-            lon(self.x0),
-            lon(self.x0) + (self.width - 1) as f64 * 360.0 / nx as f64,
-        );
-        let (south, north) = (lat(self.y0), lat(self.y0 + self.height - 1));
-        let rows: Vec<f64> = (self.y0..self.y0 + self.height).map(lat).collect();
-        // Fraction of the height at latitude `v`, by interpolating between the rows.
-        let y_at = |v: f64| match rows.len() {
-            0 | 1 => 0.5,
-            len => {
-                let k = rows.partition_point(|&r| r < v).clamp(1, len - 1);
-                let (a, b) = (rows[k - 1], rows[k]);
-                ((k - 1) as f64 + (v - a) / (b - a) + 0.5) / len as f64
-            }
-        };
-        let x_at = |v: f64| {
-            ((v - west) / (east - west).max(1e-9) * (self.width - 1) as f64 + 0.5)
-                / self.width as f64
-        };
         Picture {
             values,
             land,
-            axes: Some(Axes {
-                x: ticks(west, east, x_at, ("W", "E")),
-                y: ticks(south, north, y_at, ("S", "N")),
-            }),
+            axes: Some(swe.axes(
+                UVec2::new(self.x0, self.y0),
+                UVec2::new(self.width, self.height),
+            )),
             ..p
         }
     }

@@ -34,7 +34,7 @@ use glam::UVec2;
 
 use super::{Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelSpec, Stage};
 use crate::field::GlobalField;
-use crate::output::{Palette, Picture};
+use crate::output::{ticks, Axes, Palette, Picture};
 use crate::{invalid, Error, Result};
 use relief::{Relief, ReliefGrid};
 
@@ -536,6 +536,35 @@ impl Swe {
         (y >= 0.0 && y < self.grid.y as f64).then(|| UVec2::new(x as u32, y as u32))
     }
 
+    /// Longitude and latitude ticks of the window of `size` centres from `origin` (columns
+    /// wrap around the globe).
+    pub fn axes(&self, origin: UVec2, size: UVec2) -> Axes {
+        let nx = self.grid.x;
+        let lon = |x: u32| self.lat_lon(x % nx, origin.y).1;
+        let lat = |y: u32| self.lat_lon(origin.x, y).0;
+        let west = lon(origin.x);
+        let east = west + (size.x - 1) as f64 * 360.0 / nx as f64;
+        let rows: Vec<f64> = (origin.y..origin.y + size.y).map(lat).collect();
+        // Fraction of the height at latitude `v`, by interpolating between the rows.
+        let y_at = |v: f64| match rows.len() {
+            0 | 1 => 0.5,
+            len => {
+                let k = rows.partition_point(|&r| r < v).clamp(1, len - 1);
+                let (a, b) = (rows[k - 1], rows[k]);
+                ((k - 1) as f64 + (v - a) / (b - a) + 0.5) / len as f64
+            }
+        };
+        let x_at = |v: f64| {
+            ((v - west) / (east - west).max(1e-9) * (size.x - 1) as f64 + 0.5) / size.x as f64
+        };
+        let steps = [1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 90.0];
+        let south_north = (rows[0], rows[rows.len() - 1]);
+        Axes {
+            x: ticks((west, east), x_at, ("W", "E"), &steps),
+            y: ticks(south_north, y_at, ("S", "N"), &steps),
+        }
+    }
+
     /// Area of a cell of row `y` in m^2: `a^2 cos^2(lat) dlam dy`.
     pub fn cell_area(&self, y: u32) -> f64 {
         EARTH_RADIUS.powi(2) * self.area_weight(y) * self.mercator.dlam() * self.mercator.dy
@@ -735,7 +764,7 @@ impl Kernel for Swe {
             range: (-extreme, extreme),
             land: Some(land),
             title: None,
-            axes: None,
+            axes: Some(self.axes(UVec2::ZERO, self.grid)),
         }
     }
 
