@@ -18,6 +18,7 @@ use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
 use crate::kernels::swe::{Swe, SWE};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
+use crate::output::JsonTarget;
 use crate::timing::params::node_preset;
 use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
 use crate::tsunami::{Gauge, Impact};
@@ -44,7 +45,7 @@ pub enum Command {
     /// .png), a summary and the link statistics.
     Run(RunArgs),
     /// List the GPU adapters wgpu finds, best first, with the limits that matter here.
-    Adapters(EngineArgs),
+    Adapters(AdaptersArgs),
     /// Time the emulated wafer (and a cluster) against the global kernel, the CPU backend and the
     /// copy ceilings.
     Bench(BenchArgs),
@@ -55,6 +56,29 @@ pub enum Command {
     /// The asteroid tsunami of the paper's section 5.2.3 on real relief: frames, maps, gauges
     /// and a CF NetCDF file.
     Tsunami(TsunamiArgs),
+}
+
+/// `--json FILE` on every command.
+#[derive(Debug, Args)]
+pub struct JsonArgs {
+    /// Also write the report, with every parameter, as JSON to FILE (`-` for standard output)
+    #[arg(long = "json", value_name = "FILE")]
+    pub path: Option<PathBuf>,
+}
+
+impl JsonArgs {
+    /// The validated target (a file is checked before any work).
+    pub fn target(&self) -> Result<Option<JsonTarget>> {
+        self.path.as_deref().map(JsonTarget::parse).transpose()
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AdaptersArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 #[derive(Debug, Args)]
@@ -126,6 +150,8 @@ pub struct TsunamiArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 /// `0.5`, `0.5deg` or `30min` as degrees.
@@ -262,6 +288,8 @@ pub struct ReproduceArgs {
     /// PEs per wafer: cs3 (744x1116, the paper's; a few minutes on 2 cores), square, or WxH
     #[arg(long, default_value = "cs3")]
     pub pes: String,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 impl ReproduceArgs {
@@ -356,9 +384,8 @@ pub struct RunArgs {
     pub check: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
-    /// Also write the summary and the link statistics as JSON to this file
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub json: JsonArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -508,6 +535,8 @@ pub struct BenchArgs {
     pub devices: u32,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
@@ -553,7 +582,6 @@ impl RunArgs {
             problem,
             steps: self.steps,
             engine,
-            json: self.json.clone(),
             force: self.force,
             range: match self.range {
                 Some((lo, hi)) if lo.is_nan() || hi.is_nan() || lo >= hi => {
@@ -642,6 +670,8 @@ pub struct PredictArgs {
     pub sample_stride: u32,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 impl PredictArgs {

@@ -7,6 +7,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use wafer_emu::cli::{Cli, Command};
 use wafer_emu::commands;
+use wafer_emu::output::JsonTarget;
 
 fn main() -> ExitCode {
     match dispatch(Cli::parse().command) {
@@ -34,61 +35,88 @@ fn emit(text: &str) -> Result<()> {
     }
 }
 
+/// Prints the text report, or with `--json -` the JSON alone; writes a JSON file.
+fn report(
+    text: &str,
+    json: Option<JsonTarget>,
+    value: impl FnOnce() -> serde_json::Value,
+) -> Result<()> {
+    match json.map(|target| target.write(&value())).transpose()? {
+        Some(Some(stdout)) => emit(&stdout),
+        _ => emit(text),
+    }
+}
+
 fn dispatch(command: Command) -> Result<()> {
     let mut warn = |w: &str| eprintln!("{w}");
     match command {
         Command::Run(args) => {
-            let config = args.config()?;
+            let (config, json) = (args.config()?, args.json.target()?);
             let bar = ProgressBar::new(config.steps).with_style(
                 ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
                     .expect("valid template"),
             );
-            let report =
+            let result =
                 commands::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
             bar.finish_and_clear();
-            emit(&report.to_string())?;
+            report(&result.to_string(), json, || result.json())?;
         }
         Command::Adapters(args) => {
-            for line in commands::adapters::adapters(&args.request()?) {
-                emit(&format!("{line}\n"))?;
-            }
+            let (request, json) = (args.engine.request()?, args.json.target()?);
+            let lines = commands::adapters::adapters(&request);
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            report(
+                &text,
+                json,
+                || serde_json::json!({"command": "adapters", "version": env!("CARGO_PKG_VERSION"), "adapters": lines}),
+            )?;
         }
         Command::Reproduce(args) => {
-            let config = args.config()?;
+            let (config, json) = (args.config()?, args.json.target()?);
             let bar = ProgressBar::new_spinner();
             let spinner = bar.clone();
             let progress =
                 Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
             let files = commands::reproduce::reproduce(&config, progress)?;
             bar.finish_and_clear();
-            for file in files {
-                emit(&format!("wrote {}\n", file.display()))?;
-            }
+            let text: String = files
+                .iter()
+                .map(|f| format!("wrote {}\n", f.display()))
+                .collect();
+            report(&text, json, || {
+                serde_json::json!({
+                    "command": "reproduce",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "pes": [config.pes.0, config.pes.1],
+                    "out": config.out,
+                    "files": files,
+                })
+            })?;
         }
         Command::Predict(args) => {
-            emit(&commands::predict::predict(&args.command()?, &mut warn)?)?;
+            let (command, json) = (args.command()?, args.json.target()?);
+            let (text, prediction) = commands::predict::predict(&command, &mut warn)?;
+            report(&text, json, || prediction.json())?;
         }
         Command::Tsunami(args) => {
-            let config = args.config()?;
+            let (config, json) = (args.config()?, args.json.target()?);
             let bar = ProgressBar::new(1000).with_style(
                 ProgressStyle::with_template(
                     "{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}",
                 )
                 .expect("valid template"),
             );
-            let report = commands::tsunami::tsunami(&config, &mut warn, &mut |done, total| {
+            let result = commands::tsunami::tsunami(&config, &mut warn, &mut |done, total| {
                 bar.set_position((1000.0 * done / total) as u64);
                 bar.set_message(format!("{:.2} h of {:.2} h", done / 3600.0, total / 3600.0));
             })?;
             bar.finish_and_clear();
-            emit(&report.to_string())?;
+            report(&result.to_string(), json, || result.json())?;
         }
         Command::Bench(args) => {
-            let config = args.config()?;
-            emit(&format!(
-                "{}\n",
-                commands::bench::bench(&config, &mut warn)?
-            ))?;
+            let (config, json) = (args.config()?, args.json.target()?);
+            let result = commands::bench::bench(&config, &mut warn)?;
+            report(&format!("{result}\n"), json, || result.json())?;
         }
     }
     Ok(())

@@ -130,6 +130,40 @@ pub fn check_file_target(path: &Path, what: &str) -> Result<()> {
     }
 }
 
+/// Where a command's JSON report goes: standard output (`-`) or a regular file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonTarget {
+    Stdout,
+    File(PathBuf),
+}
+
+impl JsonTarget {
+    /// `-` or a path that can become a regular file (checked now, before any work).
+    pub fn parse(path: &Path) -> Result<Self> {
+        if path == Path::new("-") {
+            return Ok(Self::Stdout);
+        }
+        check_file_target(path, "--json")?;
+        Ok(Self::File(path.to_path_buf()))
+    }
+
+    /// Writes `value` into the file (atomically, its folder created); `None` for standard
+    /// output, whose text is returned for the caller to print.
+    pub fn write(&self, value: &serde_json::Value) -> Result<Option<String>> {
+        let text = format!("{value:#}\n");
+        match self {
+            Self::Stdout => Ok(Some(text)),
+            Self::File(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    create_dir(dir)?;
+                }
+                write_atomic(path, text.as_bytes())?;
+                Ok(None)
+            }
+        }
+    }
+}
+
 /// Creates `dir` and its parents if needed.
 pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))

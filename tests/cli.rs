@@ -784,3 +784,91 @@ fn a_closed_output_pipe_ends_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// Parses the JSON a command prints with `--json -`.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let stdout = succeeds(args);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"))
+}
+
+/// Every command speaks JSON, with the parameters it ran with.
+#[test]
+fn every_command_writes_json_with_its_parameters() {
+    let run = json_of(&heat_run(
+        "unused",
+        &["--no-output", "--backend", "cpu", "--json", "-"],
+    ));
+    assert_eq!(run["command"], "run");
+    assert_eq!(run["kernel"], "heat5");
+    assert_eq!(run["steps"], 3);
+    assert_eq!(run["n"], 4);
+    assert!(run["parameters"].is_object() && run["emulated"]["cycles_per_step"].is_number());
+    let predict = json_of(&[
+        "predict", "heat5", "--pes", "8x8", "--n", "4", "--json", "-",
+    ]);
+    assert_eq!(predict["cluster"]["n"], 4);
+    assert_eq!(predict["parameters"]["a2"], 6.72);
+    assert!(predict["utilisation"].as_f64().unwrap() < 1.0);
+    let bench = json_of(&[
+        "bench",
+        "heat5",
+        "--grid",
+        "32",
+        "--n",
+        "8",
+        "--steps",
+        "1",
+        "--reps",
+        "3",
+        "--backend",
+        "cpu",
+        "--json",
+        "-",
+    ]);
+    let row = &bench["rows"][0]["updates_per_second"];
+    assert!(
+        row["min"].as_f64() <= row["median"].as_f64()
+            && row["median"].as_f64() <= row["max"].as_f64()
+    );
+    assert_eq!(bench["reps"], 3);
+    let adapters = json_of(&["adapters", "--backend", "cpu", "--json", "-"]);
+    assert!(adapters["adapters"].is_array());
+    let dir = scratch("json-reproduce");
+    let reproduce = json_of(&[
+        "reproduce",
+        "--pes",
+        "24x36",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert_eq!(reproduce["pes"][0], 24);
+    assert!(reproduce["files"].as_array().unwrap().len() > 5);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let dir = scratch("json-tsunami");
+    let tsunami = json_of(&[
+        "tsunami",
+        "--resolution",
+        "4deg",
+        "--n",
+        "2",
+        "--hours",
+        "1",
+        "--backend",
+        "cpu",
+        "--region",
+        "none",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert_eq!(tsunami["command"], "tsunami");
+    assert!(tsunami["gauges"].as_array().is_some_and(|g| !g.is_empty()));
+    assert!(tsunami["summary"]["impact"]
+        .as_str()
+        .unwrap()
+        .contains("200 m"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

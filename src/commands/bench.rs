@@ -89,7 +89,10 @@ impl BenchConfig {
 #[derive(Clone, Debug)]
 pub struct BenchRow {
     pub name: String,
+    /// Median point updates per second; and the slowest and fastest repetition's.
     pub updates_per_second: f64,
+    pub min_updates_per_second: f64,
+    pub max_updates_per_second: f64,
     /// The row this one is compared with in the `/wafer` column.
     pub baseline: Option<String>,
 }
@@ -175,10 +178,12 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         .zip(samples)
         .map(|(variant, mut times)| {
             times.sort_by(f64::total_cmp);
-            let median = times[times.len() / 2];
+            let rate = |seconds: f64| points * config.steps as f64 / seconds;
             BenchRow {
                 name: variant.name,
-                updates_per_second: points * config.steps as f64 / median,
+                updates_per_second: rate(times[times.len() / 2]),
+                min_updates_per_second: rate(times[times.len() - 1]),
+                max_updates_per_second: rate(times[0]),
                 baseline: variant.baseline,
             }
         })
@@ -188,6 +193,34 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         engine,
         rows,
     })
+}
+
+impl BenchReport {
+    /// The report as JSON: the parameters and every row's median, slowest and fastest rate.
+    pub fn json(&self) -> serde_json::Value {
+        let c = &self.config;
+        serde_json::json!({
+            "command": "bench",
+            "version": env!("CARGO_PKG_VERSION"),
+            "kernel": c.kernel.name(),
+            "grid": c.grid,
+            "n": c.ns,
+            "steps": c.steps,
+            "reps": c.reps,
+            "wafers": [c.wafers.0, c.wafers.1],
+            "devices": c.devices,
+            "adapter": self.engine,
+            "rows": self.rows.iter().map(|r| serde_json::json!({
+                "variant": r.name,
+                "updates_per_second": {
+                    "median": r.updates_per_second,
+                    "min": r.min_updates_per_second,
+                    "max": r.max_updates_per_second,
+                },
+                "baseline": r.baseline,
+            })).collect::<Vec<_>>(),
+        })
+    }
 }
 
 fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {

@@ -19,8 +19,11 @@ pub struct PredictCommand {
     pub telemetry: Option<PathBuf>,
 }
 
-/// Runs the model and writes the telemetry; returns the report.
-pub fn predict(command: &PredictCommand, warn: &mut dyn FnMut(&str)) -> Result<String> {
+/// Runs the model and writes the telemetry; returns the text report and the prediction.
+pub fn predict(
+    command: &PredictCommand,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(String, timing::Prediction)> {
     if let Some(path) = &command.telemetry {
         crate::output::check_file_target(path, "--telemetry")?;
     }
@@ -44,5 +47,5 @@ pub fn predict(command: &PredictCommand, warn: &mut dyn FnMut(&str)) -> Result<S
             t.shape
         );
     }
-    Ok(report)
+    Ok((report, prediction))
 }

@@ -27,8 +27,6 @@ pub struct RunConfig {
     pub snapshot_every: Option<u64>,
     /// Also run the other engine (global kernel for the wafer, and back) and compare bits.
     pub check: bool,
-    /// Also write the report as JSON here.
-    pub json: Option<PathBuf>,
     /// Write into an output folder that already holds results.
     pub force: bool,
     /// A fixed colour range for every snapshot's pictures.
@@ -119,12 +117,8 @@ pub fn run(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
-    let json_dir = config.json.as_ref().and_then(|path| path.parent());
     if let Some(dir) = &config.out {
         output::check_output_dir(dir, config.force)?;
-    }
-    if let Some(path) = &config.json {
-        output::check_file_target(path, "--json")?;
     }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
@@ -196,12 +190,6 @@ pub fn run(
         let path = dir.join("summary.txt");
         output::write_atomic(&path, report.to_string().as_bytes())?;
     }
-    if let Some(path) = &config.json {
-        if let Some(dir) = json_dir {
-            output::create_dir(dir)?;
-        }
-        output::write_atomic(path, report.json().as_bytes())?;
-    }
     Ok(report)
 }
 
@@ -228,11 +216,14 @@ fn check_against(
 }
 
 impl RunReport {
-    /// The report as JSON: the run's shape and speed, the check and every link's statistics.
-    pub fn json(&self) -> String {
+    /// The report as JSON: every parameter, the run's shape and speed, the check, every
+    /// link's statistics and the emulated machine's timing.
+    pub fn json(&self) -> serde_json::Value {
         let p = &self.problem;
         let c = &p.cluster;
-        let value = serde_json::json!({
+        serde_json::json!({
+            "command": "run",
+            "version": env!("CARGO_PKG_VERSION"),
             "kernel": p.spec().name,
             "parameters": p.kernel.describe().into_iter().collect::<std::collections::BTreeMap<_, _>>(),
             "wafers": [c.wafers_x, c.wafers_y],
@@ -250,8 +241,9 @@ impl RunReport {
                 "differing_points": c.differing_points,
             })),
             "links": self.links,
-        });
-        format!("{value:#}\n")
+            "link_specs": p.link_specs.iter().map(|s| [s.delay, s.capacity]).collect::<Vec<_>>(),
+            "emulated": self.emulated.as_ref().map(|e| e.json()),
+        })
     }
 
     /// Point updates per second of wall time while stepping.

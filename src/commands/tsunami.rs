@@ -126,6 +126,28 @@ pub struct TsunamiReport {
     pub state: Vec<GlobalField>,
 }
 
+impl TsunamiReport {
+    /// The report as JSON: the summary lines, every gauge's arrival and maximum, the files.
+    pub fn json(&self) -> serde_json::Value {
+        let t = &self.tracker;
+        serde_json::json!({
+            "command": "tsunami",
+            "version": env!("CARGO_PKG_VERSION"),
+            "summary": self.lines.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            "threshold_m": t.threshold,
+            "gauges": t.gauges.iter().map(|r| serde_json::json!({
+                "name": r.gauge.name,
+                "lat": r.gauge.lat,
+                "lon": r.gauge.lon,
+                "depth_m": r.depth,
+                "arrival_s": r.arrival(t.threshold),
+                "max_amplitude_m": r.max_amplitude(),
+            })).collect::<Vec<_>>(),
+            "files": self.files,
+        })
+    }
+}
+
 impl fmt::Display for TsunamiReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (key, value) in &self.lines {
