@@ -95,7 +95,20 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Predict(args) => {
             let (command, json) = (args.command()?, args.json.target()?);
-            let (text, prediction) = commands::predict::predict(&command, &mut warn)?;
+            let bar = ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            let (text, prediction) = commands::predict::predict(
+                &command,
+                &mut warn,
+                &mut |steps, most| {
+                    bar.set_message(format!(
+                        "model: {steps} steps simulated (stops when two windows agree, at most {most}), {:.0?}",
+                        bar.elapsed()
+                    ));
+                    bar.tick();
+                },
+            )?;
+            bar.finish_and_clear();
             report(&text, json, || prediction.json())?;
         }
         Command::Tsunami(args) => {

@@ -23,6 +23,7 @@ pub struct PredictCommand {
 pub fn predict(
     command: &PredictCommand,
     warn: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(String, timing::Prediction)> {
     if let Some(path) = &command.telemetry {
         crate::output::check_file_target(path, "--telemetry")?;
@@ -35,7 +36,7 @@ pub fn predict(
             Some(ctx.ok_or_else(|| invalid!("--device gpu needs a GPU adapter"))?)
         }
     };
-    let prediction = timing::predict(&command.model, ctx)?;
+    let prediction = timing::predict_with_progress(&command.model, ctx, progress)?;
     let mut report = prediction.to_string();
     if let (Some(path), Some(t)) = (&command.telemetry, &prediction.telemetry) {
         let payload: Vec<u8> = t.cycles.iter().flat_map(|c| c.to_le_bytes()).collect();

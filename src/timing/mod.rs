@@ -10,4 +10,6 @@ pub use crate::kernels::CostModel;
 pub use clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 pub use gpu::GpuClocks;
 pub use params::{Method, TimingParams};
-pub use predict::{predict, Bound, PredictConfig, Prediction, Telemetry, TelemetryPlan};
+pub use predict::{
+    predict, predict_with_progress, Bound, PredictConfig, Prediction, Telemetry, TelemetryPlan,
+};

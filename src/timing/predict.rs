@@ -117,20 +117,33 @@ impl Clocks for GpuClocks {
 /// Runs the model until two measurement windows agree, on the GPU if `ctx` is given. With
 /// `full` on several wafers, also runs one wafer to measure weak-scaling efficiency.
 pub fn predict(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Prediction> {
-    let mut prediction = run_model(config, ctx.clone())?;
+    predict_with_progress(config, ctx, &mut |_, _| {})
+}
+
+/// [`predict`], reporting `(steps simulated, at most)` after every measurement window.
+pub fn predict_with_progress(
+    config: &PredictConfig,
+    ctx: Option<Arc<GpuContext>>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Prediction> {
+    let mut prediction = run_model(config, ctx.clone(), progress)?;
     if config.full && config.shape.wafer_count() > 1 {
         let single = PredictConfig {
             full: false,
             telemetry: None,
             ..config.clone()
         };
-        let one = run_model(&single, ctx)?;
+        let one = run_model(&single, ctx, progress)?;
         prediction.weak_scaling = Some(one.cycles_per_step / prediction.cycles_per_step);
     }
     Ok(prediction)
 }
 
-fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Prediction> {
+fn run_model(
+    config: &PredictConfig,
+    ctx: Option<Arc<GpuContext>>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Prediction> {
     let simulated = if config.full {
         config.shape
     } else {
@@ -179,6 +192,7 @@ fn run_model(config: &PredictConfig, ctx: Option<Arc<GpuContext>>) -> Result<Pre
                 steps += window;
             }
         }
+        progress(steps, config.max_steps);
         let max = clocks.clocks()?.into_iter().max().unwrap_or(0);
         let rate = (max - last_max) as f64 / window as f64;
         last_max = max;
