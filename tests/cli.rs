@@ -526,6 +526,21 @@ fn a_cluster_that_cannot_progress_is_rejected_with_the_wafer_link_and_step() {
         ],
     );
     assert!(!std::path::Path::new(out).exists(), "left {out} behind");
+    // The global engine runs first with --check: still refused before any file.
+    let args = heat_run(
+        out,
+        &[
+            "--wafers",
+            "2x2",
+            "--link-capacity",
+            "0",
+            "--engine",
+            "global",
+            "--check",
+        ],
+    );
+    assert_rejected(&args, &["cannot send its step-0 package", "capacity 0"]);
+    assert!(!std::path::Path::new(out).exists(), "left {out} behind");
 }
 
 #[test]

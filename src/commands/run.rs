@@ -120,9 +120,11 @@ pub fn run(
     if let Some(dir) = &config.out {
         output::check_output_dir(dir, config.force)?;
     }
+    // A cluster that cannot progress fails now, whichever engine runs first.
+    let problem = &config.problem;
+    crate::cluster::Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
-    let problem = &config.problem;
     if ctx.is_none() && config.engine.placement.devices > 1 {
         on_warning("warning: the CPU backend runs every wafer on one device: --devices is ignored");
     }
