@@ -27,8 +27,9 @@ fn stencils(c: &mut Criterion) {
             wafers: (2, 2),
             devices: 2,
         };
-        let (mut variants, engine) =
+        let (lineup, engine) =
             variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");
+        let mut variants = lineup.variants;
         let mut group = c.benchmark_group(format!("{} {grid}x{grid} on {engine}", kernel.name()));
         group.throughput(Throughput::Elements(grid as u64 * grid as u64 * STEPS));
         group.sample_size(10);

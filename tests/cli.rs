@@ -887,3 +887,26 @@ fn every_command_writes_json_with_its_parameters() {
         .contains("200 m"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A bench variant too large for the adapter is reported as skipped and the bench goes on.
+#[test]
+fn bench_skips_variants_that_do_not_fit() {
+    let Some(ctx) = common::gpu() else { return };
+    let report = json_of(&[
+        "bench", "heat5", "--grid", "8192", "--n", "64", "--steps", "1", "--reps", "1", "--no-cpu",
+        "--json", "-",
+    ]);
+    let (rows, skipped) = (
+        report["rows"].as_array().unwrap().len(),
+        report["skipped"].as_array().unwrap(),
+    );
+    assert_eq!(rows + skipped.len(), 3, "{report:#}");
+    if ctx.describe().contains("llvmpipe") {
+        // 256 MiB per field against lavapipe's 128 MiB binding.
+        assert_eq!(skipped.len(), 3, "{report:#}");
+        assert!(skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("MiB per storage binding"));
+    }
+}

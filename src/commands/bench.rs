@@ -103,6 +103,8 @@ pub struct BenchReport {
     pub config: BenchConfig,
     pub engine: String,
     pub rows: Vec<BenchRow>,
+    /// Variants too large for the device or machine: name and reason.
+    pub skipped: Vec<(String, String)>,
 }
 
 /// One thing to time: runs `steps` steps (or copy passes) and waits for them.
@@ -130,10 +132,34 @@ impl<'a> Variant<'a> {
 
 /// The variants of a bench on its engine, and the engine's description. Each has run one
 /// warm-up step (pipelines compiled, caches filled).
+/// The variants of a bench and those that did not fit (name and reason).
+#[derive(Default)]
+pub struct Lineup {
+    pub variants: Vec<Variant<'static>>,
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Lineup {
+    /// Adds the variant `make` builds; one too large for the device or machine is recorded as
+    /// skipped and the bench goes on.
+    fn add(
+        &mut self,
+        name: String,
+        make: impl FnOnce(String) -> Result<Variant<'static>>,
+    ) -> Result<()> {
+        match make(name.clone()) {
+            Ok(variant) => self.variants.push(variant),
+            Err(crate::Error::TooLarge(why)) => self.skipped.push((name, why)),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
+
 pub fn variants(
     config: &BenchConfig,
     on_warning: &mut dyn FnMut(&str),
-) -> Result<(Vec<Variant<'static>>, String)> {
+) -> Result<(Lineup, String)> {
     config.validate()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
@@ -142,28 +168,34 @@ pub fn variants(
         .iter()
         .map(|&n| problem(config, n))
         .collect::<Result<_>>()?;
-    let mut variants = vec![];
+    let mut lineup = Lineup::default();
     if let Some(ctx) = &ctx {
-        add_gpu_variants(&mut variants, ctx, &problems)?;
+        add_gpu_variants(&mut lineup, ctx, &problems)?;
         if config.wafers != (1, 1) {
-            add_cluster_variants(&mut variants, ctx, config)?;
+            add_cluster_variants(&mut lineup, ctx, config)?;
         }
     }
     if config.cpu || ctx.is_none() {
-        add_cpu_variants(&mut variants, &problems, config.grid)?;
+        add_cpu_variants(&mut lineup, &problems, config.grid)?;
     }
-    for variant in variants.iter_mut() {
+    for variant in lineup.variants.iter_mut() {
         variant.run(1)?;
     }
     Ok((
-        variants,
+        lineup,
         ctx.map_or("CPU backend".to_string(), |c| c.describe()),
     ))
 }
 
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
 pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
-    let (mut variants, engine) = variants(config, on_warning)?;
+    let (
+        Lineup {
+            mut variants,
+            skipped,
+        },
+        engine,
+    ) = variants(config, on_warning)?;
     let mut samples = vec![vec![]; variants.len()];
     for _ in 0..config.reps {
         for (variant, times) in variants.iter_mut().zip(&mut samples) {
@@ -192,6 +224,7 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         config: config.clone(),
         engine,
         rows,
+        skipped,
     })
 }
 
@@ -210,6 +243,7 @@ impl BenchReport {
             "wafers": [c.wafers.0, c.wafers.1],
             "devices": c.devices,
             "adapter": self.engine,
+            "skipped": self.skipped.iter().map(|(name, why)| serde_json::json!({"variant": name, "reason": why})).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|r| serde_json::json!({
                 "variant": r.name,
                 "updates_per_second": {
@@ -247,7 +281,7 @@ fn cluster_problem(config: &BenchConfig, cluster: ClusterGeometry) -> Result<Pro
 
 /// The grid as a cluster on one device and, when asked, on several.
 fn add_cluster_variants(
-    variants: &mut Vec<Variant>,
+    lineup: &mut Lineup,
     ctx: &Arc<GpuContext>,
     config: &BenchConfig,
 ) -> Result<()> {
@@ -268,9 +302,12 @@ fn add_cluster_variants(
                 "GPU cluster {}x{} of {}x{} PEs, n = {}, {d} dev",
                 cluster.wafers_x, cluster.wafers_y, g.pes_x, g.pes_y, n
             );
-            let mut variant = stepper(name, GpuCluster::new(ctx.clone(), &problem, &placement)?);
-            variant.baseline = Some(wafer_name("GPU", &problem.geometry));
-            variants.push(variant);
+            lineup.add(name, |name| {
+                let mut variant =
+                    stepper(name, GpuCluster::new(ctx.clone(), &problem, &placement)?);
+                variant.baseline = Some(wafer_name("GPU", &problem.geometry));
+                Ok(variant)
+            })?;
         }
     }
     Ok(())
@@ -288,44 +325,46 @@ fn wafer_name(device: &str, g: &WaferGeometry) -> String {
 }
 
 fn add_gpu_variants(
-    variants: &mut Vec<Variant>,
+    lineup: &mut Lineup,
     ctx: &Arc<GpuContext>,
     problems: &[Problem],
 ) -> Result<()> {
-    let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
-    variants.push(Variant::new("GPU copy kernel (ceiling)", move |steps| {
-        copy.run(steps)
-    }));
-    variants.push(stepper(
-        "GPU global kernel".into(),
-        GpuGlobal::new(ctx.clone(), &problems[0])?,
-    ));
+    lineup.add("GPU copy kernel (ceiling)".into(), |name| {
+        let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
+        Ok(Variant::new(name, move |steps| copy.run(steps)))
+    })?;
+    lineup.add("GPU global kernel".into(), |name| {
+        Ok(stepper(name, GpuGlobal::new(ctx.clone(), &problems[0])?))
+    })?;
     for problem in problems {
-        variants.push(stepper(
-            wafer_name("GPU", &problem.geometry),
-            GpuCluster::new(ctx.clone(), problem, &Placement::default())?,
-        ));
+        lineup.add(wafer_name("GPU", &problem.geometry), |name| {
+            Ok(stepper(
+                name,
+                GpuCluster::new(ctx.clone(), problem, &Placement::default())?,
+            ))
+        })?;
     }
     Ok(())
 }
 
-fn add_cpu_variants(variants: &mut Vec<Variant>, problems: &[Problem], grid: u32) -> Result<()> {
+fn add_cpu_variants(lineup: &mut Lineup, problems: &[Problem], grid: u32) -> Result<()> {
     let size = grid as usize * grid as usize;
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
-    variants.push(Variant::new("CPU copy (memory ceiling)", move |steps| {
-        for _ in 0..steps {
-            b.par_chunks_mut(1 << 16)
-                .zip(a.par_chunks(1 << 16))
-                .for_each(|(d, s)| d.copy_from_slice(s));
-            std::mem::swap(&mut a, &mut b);
-        }
-        Ok(())
-    }));
+    lineup
+        .variants
+        .push(Variant::new("CPU copy (memory ceiling)", move |steps| {
+            for _ in 0..steps {
+                b.par_chunks_mut(1 << 16)
+                    .zip(a.par_chunks(1 << 16))
+                    .for_each(|(d, s)| d.copy_from_slice(s));
+                std::mem::swap(&mut a, &mut b);
+            }
+            Ok(())
+        }));
     for problem in problems {
-        variants.push(stepper(
-            wafer_name("CPU", &problem.geometry),
-            CpuCluster::new(problem)?,
-        ));
+        lineup.add(wafer_name("CPU", &problem.geometry), |name| {
+            Ok(stepper(name, CpuCluster::new(problem)?))
+        })?;
     }
     Ok(())
 }
@@ -387,6 +426,9 @@ impl fmt::Display for BenchReport {
                 vs_global,
                 vs_wafer
             )?;
+        }
+        for (name, why) in &self.skipped {
+            writeln!(f, "{name:<48} skipped: {why}")?;
         }
         write!(
             f,
