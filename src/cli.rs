@@ -37,6 +37,86 @@ use std::sync::Arc;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// A run file: TOML whose keys are the command's long flags (`steps = 100`, `check =
+    /// true`, `link = ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line
+    /// override it, unknown keys are refused by name
+    #[arg(long, global = true, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+}
+
+/// Expands `--config FILE.toml` into the flags the file holds, placed before the command
+/// line's own (later flags override earlier ones). `kernel` is the positional kernel, used
+/// when the command line gives none right after the command.
+pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
+    let Some(at) = args.iter().position(|a| a == "--config") else {
+        return Ok(args);
+    };
+    let path = args
+        .get(at + 1)
+        .ok_or_else(|| invalid!("--config needs a FILE.toml"))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| invalid!("cannot read run file {path}: {e}"))?;
+    let table: toml::Table = text.parse().map_err(|e| invalid!("run file {path}: {e}"))?;
+    let name = args.get(1).filter(|a| !a.starts_with('-')).ok_or_else(|| {
+        invalid!("--config goes after the command: wafer-emu run --config {path}")
+    })?;
+    let cli = <Cli as clap::CommandFactory>::command();
+    let command = cli
+        .find_subcommand(name)
+        .ok_or_else(|| invalid!("unknown command '{name}'"))?;
+    let known: Vec<String> = command
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|&long| long != "config")
+        .map(String::from)
+        .collect();
+    let takes_kernel = command.get_positionals().any(|a| a.get_id() == "kernel");
+    let scalar = |key: &str, v: &toml::Value| {
+        match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        other => Err(invalid!(
+            "run file {path}: '{key}' is {}: allowed a string, a number, true/false or a list of them",
+            other.type_str()
+        )),
+    }
+    };
+    let (mut kernel, mut flags) = (None, vec![]);
+    for (key, value) in &table {
+        if key == "kernel" && takes_kernel {
+            kernel = Some(scalar(key, value)?);
+            continue;
+        }
+        let long = key.replace('_', "-");
+        if !known.contains(&long) {
+            return Err(invalid!(
+                "run file {path}: unknown key '{key}': allowed kernel, {}",
+                known.join(", ")
+            ));
+        }
+        match value {
+            toml::Value::Boolean(on) => flags.extend(on.then(|| format!("--{long}"))),
+            toml::Value::Array(items) => {
+                for item in items {
+                    flags.extend([format!("--{long}"), scalar(key, item)?]);
+                }
+            }
+            other => flags.extend([format!("--{long}"), scalar(key, other)?]),
+        }
+    }
+    let rest: Vec<String> = args[2..]
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k + 2 != at && k + 2 != at + 1)
+        .map(|(_, a)| a.clone())
+        .collect();
+    let positional_given = rest.first().is_some_and(|a| !a.starts_with('-'));
+    let mut out = vec![args[0].clone(), name.clone()];
+    out.extend(kernel.filter(|_| !positional_given));
+    out.extend(flags);
+    out.extend(rest);
+    Ok(out)
 }
 
 #[derive(Debug, Subcommand)]

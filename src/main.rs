@@ -10,7 +10,14 @@ use wafer_emu::commands;
 use wafer_emu::output::JsonTarget;
 
 fn main() -> ExitCode {
-    match dispatch(Cli::parse().command) {
+    let args = match wafer_emu::cli::with_config(std::env::args().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match dispatch(Cli::parse_from(args).command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

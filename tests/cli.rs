@@ -910,3 +910,28 @@ fn bench_skips_variants_that_do_not_fit() {
             .contains("MiB per storage binding"));
     }
 }
+
+/// A run file holds what a command line says; flags override it; unknown keys are named.
+#[test]
+fn run_files_hold_the_command_line_and_flags_override_them() {
+    let dir = scratch("runfile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("case.toml");
+    std::fs::write(
+        &file,
+        "kernel = \"heat9\"\npes = \"4x4\"\nn = 4\nsteps = 7\nno_output = true\nbackend = \"cpu\"\nlink = [\"0,0,up:delay=1\"]\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let run = json_of(&["run", "--config", file, "--steps", "3", "--json", "-"]);
+    assert_eq!(run["kernel"], "heat9");
+    assert_eq!(run["steps"], 3);
+    assert_eq!(run["pes_per_wafer"][0], 4);
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "kernel = \"heat5\"\nstepz = 3\n").unwrap();
+    assert_rejected(
+        &["run", "--config", bad.to_str().unwrap()],
+        &["unknown key 'stepz'", "steps"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
