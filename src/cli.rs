@@ -60,6 +60,29 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
     let name = args.get(1).filter(|a| !a.starts_with('-')).ok_or_else(|| {
         invalid!("--config goes after the command: wafer-emu run --config {path}")
     })?;
+    let (kernel, flags) = toml_flags(path, name, &table)?;
+    let rest: Vec<String> = args[2..]
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k + 2 != at && k + 2 != at + 1)
+        .map(|(_, a)| a.clone())
+        .collect();
+    let positional_given = rest.first().is_some_and(|a| !a.starts_with('-'));
+    let mut out = vec![args[0].clone(), name.clone()];
+    out.extend(kernel.filter(|_| !positional_given));
+    out.extend(flags);
+    out.extend(rest);
+    Ok(out)
+}
+
+/// The flags of command `name` that a TOML table says (keys are long flags, `_` for `-`), and
+/// its `kernel`; unknown keys are refused by name (`source` names the file in messages).
+pub fn toml_flags(
+    source: &str,
+    name: &str,
+    table: &toml::Table,
+) -> Result<(Option<String>, Vec<String>)> {
+    let path = source;
     let cli = <Cli as clap::CommandFactory>::command();
     let command = cli
         .find_subcommand(name)
@@ -83,7 +106,7 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
     }
     };
     let (mut kernel, mut flags) = (None, vec![]);
-    for (key, value) in &table {
+    for (key, value) in table {
         if key == "kernel" && takes_kernel {
             kernel = Some(scalar(key, value)?);
             continue;
@@ -105,18 +128,7 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
             other => flags.extend([format!("--{long}"), scalar(key, other)?]),
         }
     }
-    let rest: Vec<String> = args[2..]
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| k + 2 != at && k + 2 != at + 1)
-        .map(|(_, a)| a.clone())
-        .collect();
-    let positional_given = rest.first().is_some_and(|a| !a.starts_with('-'));
-    let mut out = vec![args[0].clone(), name.clone()];
-    out.extend(kernel.filter(|_| !positional_given));
-    out.extend(flags);
-    out.extend(rest);
-    Ok(out)
+    Ok((kernel, flags))
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,6 +148,35 @@ pub enum Command {
     /// The asteroid tsunami of the paper's section 5.2.3 on real relief: frames, maps, gauges
     /// and a CF NetCDF file.
     Tsunami(TsunamiArgs),
+    /// Run many `run` or `predict` cases from a sweep file (TOML: `command`, `[base]`,
+    /// `[vary]` lists, `[[case]]`): one folder per case and one results table (JSONL and
+    /// CSV); resumable, and shardable for Slurm array jobs.
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
+    /// The sweep file
+    pub file: Option<PathBuf>,
+    /// The sweep's folder: a folder per case, results.jsonl and results.csv
+    #[arg(long, default_value = "sweep")]
+    pub out: PathBuf,
+    /// Run every N-th case starting at case I (default: SLURM_ARRAY_TASK_ID /
+    /// SLURM_ARRAY_TASK_COUNT when set, else every case); a shard writes its own table
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SweepAction {
+    /// Join the shards' tables of a sweep folder into results.jsonl and results.csv
+    Merge {
+        /// The sweep folder
+        dir: PathBuf,
+    },
 }
 
 /// `--json FILE` on every command.

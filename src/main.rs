@@ -133,6 +133,40 @@ fn dispatch(command: Command) -> Result<()> {
             bar.finish_and_clear();
             report(&result.to_string(), json, || result.json())?;
         }
+        Command::Sweep(args) => match (args.action, args.file) {
+            (Some(wafer_emu::cli::SweepAction::Merge { dir }), _) => {
+                let table = commands::sweep::merge(&dir)?;
+                emit(&format!("wrote {}\n", table.display()))?;
+            }
+            (None, None) => anyhow::bail!(wafer_emu::Error::InvalidInput(
+                "sweep needs a sweep file: wafer-emu sweep FILE.toml --out DIR".into()
+            )),
+            (None, Some(file)) => {
+                let shard = commands::sweep::shard(args.shard.as_deref())?;
+                let plan = commands::sweep::SweepPlan::load(&file, args.out, shard)?;
+                let bar = ProgressBar::new_spinner();
+                let done = commands::sweep::sweep(&plan, &mut warn, &mut |k, n, name| {
+                    bar.set_message(format!("case {} of {n}: {name}", k + 1));
+                    bar.tick();
+                })?;
+                bar.finish_and_clear();
+                emit(&format!(
+                    "{} case(s) run ({} failed), {} already done{}; table {}\n",
+                    done.ran,
+                    done.failed,
+                    done.skipped_done,
+                    if done.stopped {
+                        "; stopped by a signal: run the same command to resume"
+                    } else {
+                        ""
+                    },
+                    done.table.display()
+                ))?;
+                if done.stopped {
+                    return Err(anyhow::anyhow!("stopped by a signal"));
+                }
+            }
+        },
         Command::Bench(args) => {
             let (config, json) = (args.config()?, args.json.target()?);
             let result = commands::bench::bench(&config, &mut warn)?;

@@ -7,4 +7,5 @@ pub mod bench;
 pub mod predict;
 pub mod reproduce;
 pub mod run;
+pub mod sweep;
 pub mod tsunami;

@@ -1,0 +1,396 @@
+//! `wafer-emu sweep FILE.toml --out DIR`: many `run` or `predict` cases, one folder each, and
+//! one results table. The file names the command, the flags of every case (`[base]`), lists of
+//! values whose Cartesian product gives the cases (`[vary]`) and explicit cases
+//! (`[[case]]`). A case is done when its `result.json` exists (ok or failed), so a sweep that
+//! was stopped resumes where it was; `--shard I/N` runs every N-th case (Slurm array jobs set
+//! it through `SLURM_ARRAY_TASK_ID` and `SLURM_ARRAY_TASK_COUNT`) and writes its own table,
+//! which `sweep merge` joins.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Parser;
+use serde_json::{json, Map, Value};
+
+use crate::cli::{toml_flags, Cli, Command};
+use crate::output;
+use crate::{invalid, Result};
+
+/// One case: its name (its varied parameters) and the flags of its command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub name: String,
+    pub params: Vec<(String, String)>,
+    pub args: Vec<String>,
+}
+
+/// A validated sweep.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    pub command: String,
+    pub cases: Vec<Case>,
+    pub out: PathBuf,
+    /// Run case `k` when `k % shard.1 == shard.0`.
+    pub shard: (usize, usize),
+}
+
+/// `I/N`, or Slurm's array variables when `--shard` is not given.
+pub fn shard(arg: Option<&str>) -> Result<(usize, usize)> {
+    let slurm = || {
+        let id = std::env::var("SLURM_ARRAY_TASK_ID").ok()?;
+        let count = std::env::var("SLURM_ARRAY_TASK_COUNT").ok()?;
+        Some(format!("{id}/{count}"))
+    };
+    let Some(text) = arg.map(String::from).or_else(slurm) else {
+        return Ok((0, 1));
+    };
+    let bad = || invalid!("shard '{text}': allowed I/N with 0 <= I < N");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    match i < n {
+        true => Ok((i, n)),
+        false => Err(bad()),
+    }
+}
+
+fn text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A folder name from the varied parameters.
+fn case_name(params: &[(String, String)]) -> String {
+    let name: String = params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "._=,-".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    if name.is_empty() {
+        "base".into()
+    } else {
+        name
+    }
+}
+
+impl SweepPlan {
+    /// Reads the sweep file and checks every case's command line before any work.
+    pub fn load(path: &Path, out: PathBuf, shard: (usize, usize)) -> Result<Self> {
+        let source = path.display().to_string();
+        let text_of = std::fs::read_to_string(path)
+            .map_err(|e| invalid!("cannot read sweep file {source}: {e}"))?;
+        let mut file: toml::Table = text_of
+            .parse()
+            .map_err(|e| invalid!("sweep file {source}: {e}"))?;
+        let command = match file.remove("command") {
+            Some(toml::Value::String(c)) if c == "run" || c == "predict" => c,
+            other => {
+                return Err(invalid!(
+                    "sweep file {source}: command = {}: allowed \"run\" or \"predict\"",
+                    other.map_or("(missing)".into(), |v| text(&v))
+                ))
+            }
+        };
+        let table = |key: &str, value: Option<toml::Value>| match value {
+            None => Ok(toml::Table::new()),
+            Some(toml::Value::Table(t)) => Ok(t),
+            Some(_) => Err(invalid!("sweep file {source}: [{key}] must be a table")),
+        };
+        let base = table("base", file.remove("base"))?;
+        let vary = table("vary", file.remove("vary"))?;
+        let explicit = match file.remove("case") {
+            None => vec![],
+            Some(toml::Value::Array(cases)) => cases
+                .into_iter()
+                .map(|c| table("case", Some(c)))
+                .collect::<Result<Vec<_>>>()?,
+            Some(_) => return Err(invalid!("sweep file {source}: [[case]] must be tables")),
+        };
+        if let Some(key) = file.keys().next() {
+            return Err(invalid!(
+                "sweep file {source}: unknown key '{key}': allowed command, [base], [vary], [[case]]"
+            ));
+        }
+        let mut combos: Vec<Vec<(String, toml::Value)>> = vec![vec![]];
+        for (key, values) in &vary {
+            let toml::Value::Array(values) = values else {
+                return Err(invalid!("sweep file {source}: [vary] {key} must be a list"));
+            };
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push((key.clone(), v.clone()));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let explicit = explicit.into_iter().map(|t| t.into_iter().collect());
+        let mut cases = vec![];
+        for params in combos
+            .into_iter()
+            .filter(|c| !c.is_empty() || vary.is_empty())
+            .chain(explicit)
+        {
+            let mut merged = base.clone();
+            merged.extend(params.iter().cloned());
+            let (kernel, flags) = toml_flags(&source, &command, &merged)?;
+            let params: Vec<(String, String)> =
+                params.iter().map(|(k, v)| (k.clone(), text(v))).collect();
+            let args: Vec<String> = kernel.into_iter().chain(flags).collect();
+            let case = Case {
+                name: case_name(&params),
+                params,
+                args,
+            };
+            // Every case line must parse before any case runs.
+            Cli::try_parse_from(command_line(&command, &case, &out)).map_err(|e| {
+                invalid!(
+                    "sweep case {}: {}",
+                    case.name,
+                    e.to_string().lines().next().unwrap_or("")
+                )
+            })?;
+            cases.push(case);
+        }
+        Ok(Self {
+            command,
+            cases,
+            out,
+            shard,
+        })
+    }
+}
+
+/// The command line of a case; a `run` writes into the case's own folder.
+fn command_line(command: &str, case: &Case, out: &Path) -> Vec<String> {
+    let mut line = vec!["wafer-emu".to_string(), command.to_string()];
+    line.extend(case.args.iter().cloned());
+    if command == "run" {
+        let dir = out.join(&case.name).join("out");
+        line.extend(["--out".into(), dir.display().to_string(), "--force".into()]);
+    }
+    line
+}
+
+/// Runs one case in this process and returns its JSON report.
+fn run_case(plan: &SweepPlan, case: &Case, warn: &mut dyn FnMut(&str)) -> Result<Value> {
+    let cli = Cli::try_parse_from(command_line(&plan.command, case, &plan.out))
+        .map_err(|e| invalid!("{e}"))?;
+    match cli.command {
+        Command::Run(args) => {
+            let config = args.config()?;
+            Ok(super::run::run(&config, warn, &mut |_, _| {})?.json())
+        }
+        Command::Predict(args) => {
+            let command = args.command()?;
+            let (_, prediction) = super::predict::predict(&command, warn, &mut |_, _| {})?;
+            Ok(prediction.json())
+        }
+        _ => Err(invalid!("sweeps run `run` or `predict` cases")),
+    }
+}
+
+/// Set by SIGINT or SIGTERM: the sweep stops after the case it is running.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// What a sweep did.
+#[derive(Clone, Debug)]
+pub struct SweepReport {
+    pub ran: usize,
+    pub skipped_done: usize,
+    pub failed: usize,
+    pub stopped: bool,
+    pub table: PathBuf,
+}
+
+/// Runs the plan's cases of this shard that are not done yet, writing each case's
+/// `result.json` and, after each, the table; stops cleanly between cases on SIGINT/SIGTERM.
+pub fn sweep(
+    plan: &SweepPlan,
+    warn: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<SweepReport> {
+    output::check_writable(&plan.out)?;
+    output::create_dir(&plan.out)?;
+    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    let mine: Vec<&Case> = plan
+        .cases
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| k % plan.shard.1 == plan.shard.0)
+        .map(|(_, c)| c)
+        .collect();
+    let mut report = SweepReport {
+        ran: 0,
+        skipped_done: 0,
+        failed: 0,
+        stopped: false,
+        table: table_path(&plan.out, plan.shard, "jsonl"),
+    };
+    for (k, case) in mine.iter().enumerate() {
+        if STOP.load(Ordering::SeqCst) {
+            report.stopped = true;
+            break;
+        }
+        let dir = plan.out.join(&case.name);
+        if dir.join("result.json").exists() {
+            report.skipped_done += 1;
+            continue;
+        }
+        progress(k, mine.len(), &case.name);
+        output::create_dir(&dir)?;
+        let row = match run_case(plan, case, warn) {
+            Ok(result) => json!({"status": "ok", "result": result}),
+            Err(e) => {
+                report.failed += 1;
+                json!({"status": "failed", "error": e.to_string()})
+            }
+        };
+        let params: Map<String, Value> = case
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let record = json!({"case": case.name, "params": params, "outcome": row});
+        output::write_atomic(&dir.join("result.json"), format!("{record:#}\n").as_bytes())?;
+        report.ran += 1;
+        write_tables(&plan.out, plan.shard, &mine)?;
+    }
+    write_tables(&plan.out, plan.shard, &mine)?;
+    Ok(report)
+}
+
+fn table_path(out: &Path, (i, n): (usize, usize), ext: &str) -> PathBuf {
+    match n {
+        1 => out.join(format!("results.{ext}")),
+        _ => out.join(format!("results.shard-{i}-of-{n}.{ext}")),
+    }
+}
+
+/// The done cases' rows: the case, its parameters, its status and error, and the numbers at
+/// the top level of its report.
+fn rows(out: &Path, cases: &[&Case]) -> Result<Vec<Value>> {
+    let mut rows = vec![];
+    for case in cases {
+        let path = out.join(&case.name).join("result.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let record: Value =
+            serde_json::from_str(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        let outcome = &record["outcome"];
+        let mut row = Map::new();
+        row.insert("case".into(), record["case"].clone());
+        if let Some(params) = record["params"].as_object() {
+            row.extend(params.clone());
+        }
+        row.insert("status".into(), outcome["status"].clone());
+        row.insert(
+            "error".into(),
+            outcome.get("error").cloned().unwrap_or(Value::Null),
+        );
+        if let Some(result) = outcome["result"].as_object() {
+            row.extend(
+                result
+                    .iter()
+                    .filter(|(_, v)| v.is_number())
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+        }
+        rows.push(Value::Object(row));
+    }
+    Ok(rows)
+}
+
+/// Writes the rows, ordered by case name, as JSON lines and CSV.
+fn write_rows((jsonl, csv): (PathBuf, PathBuf), rows: &[Value]) -> Result<()> {
+    let mut rows = rows.to_vec();
+    rows.sort_by_key(|r| r["case"].as_str().unwrap_or("").to_string());
+    let rows = &rows[..];
+    let lines: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    output::write_atomic(&jsonl, lines.as_bytes())?;
+    let mut columns: Vec<String> = vec![];
+    for row in rows {
+        for key in row.as_object().into_iter().flat_map(|o| o.keys()) {
+            if !columns.contains(key) {
+                columns.push(key.clone());
+            }
+        }
+    }
+    let cell = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => format!("\"{}\"", s.replace('"', "\"\"")),
+        Some(v) => v.to_string(),
+    };
+    let mut text = columns.join(",") + "\n";
+    for row in rows {
+        let cells: Vec<String> = columns.iter().map(|c| cell(row.get(c))).collect();
+        text += &(cells.join(",") + "\n");
+    }
+    output::write_atomic(&csv, text.as_bytes())
+}
+
+fn write_tables(out: &Path, shard: (usize, usize), cases: &[&Case]) -> Result<()> {
+    let rows = rows(out, cases)?;
+    write_rows(
+        (
+            table_path(out, shard, "jsonl"),
+            table_path(out, shard, "csv"),
+        ),
+        &rows,
+    )
+}
+
+/// `sweep merge DIR`: joins the shards' tables of a sweep folder into `results.jsonl` and
+/// `results.csv` (rows in case order, each case once).
+pub fn merge(out: &Path) -> Result<PathBuf> {
+    let mut rows: Vec<Value> = vec![];
+    let mut shards: Vec<PathBuf> = std::fs::read_dir(out)
+        .map_err(|e| invalid!("cannot read sweep folder {}: {e}", out.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                n.to_string_lossy().starts_with("results.shard-")
+                    && n.to_string_lossy().ends_with(".jsonl")
+            })
+        })
+        .collect();
+    shards.sort();
+    if shards.is_empty() {
+        return Err(invalid!(
+            "{} holds no shard tables (results.shard-I-of-N.jsonl)",
+            out.display()
+        ));
+    }
+    for shard in shards {
+        let text =
+            std::fs::read_to_string(&shard).map_err(|e| invalid!("{}: {e}", shard.display()))?;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let row: Value =
+                serde_json::from_str(line).map_err(|e| invalid!("{}: {e}", shard.display()))?;
+            if !rows.iter().any(|r| r["case"] == row["case"]) {
+                rows.push(row);
+            }
+        }
+    }
+    let jsonl = out.join("results.jsonl");
+    write_rows((jsonl.clone(), out.join("results.csv")), &rows)?;
+    Ok(jsonl)
+}

@@ -1,0 +1,106 @@
+//! Sweeps: a sweep stopped by SIGTERM half-way and resumed produces the same results table as
+//! an uninterrupted one, leaving no temporary file; two shards merged equal the whole.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wafer-emu-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Six predict cases of about half a second each (deterministic figures).
+const SWEEP: &str = "command = \"predict\"\n[base]\nkernel = \"heat5\"\npes = \"360x360\"\nwafers = \"1x1\"\n[vary]\nn = [2, 4, 8]\nlink_latency_us = [1, 10]\n";
+
+fn sweep(file: &Path, out: &Path, extra: &[&str]) {
+    let status = bin()
+        .args([
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(extra)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{extra:?}");
+}
+
+fn table(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("results.jsonl")).unwrap()
+}
+
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = vec![];
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(temp_files(&path));
+        } else if path.to_string_lossy().contains(".tmp") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
+    let dir = scratch("resume");
+    let file = dir.join("sweep.toml");
+    std::fs::write(&file, SWEEP).unwrap();
+    let whole = dir.join("whole");
+    sweep(&file, &whole, &[]);
+    assert_eq!(table(&whole).lines().count(), 6);
+
+    let stopped = dir.join("stopped");
+    let mut child = bin()
+        .args([
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            stopped.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !stopped.join("results.jsonl").exists() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    let done = std::fs::read_to_string(stopped.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    eprintln!("stopped after {done} of 6 cases ({status})");
+    assert!(done < 6, "the sweep was not stopped half-way");
+    assert!(
+        temp_files(&stopped).is_empty(),
+        "{:?}",
+        temp_files(&stopped)
+    );
+    sweep(&file, &stopped, &[]);
+    assert_eq!(table(&stopped), table(&whole));
+
+    let sharded = dir.join("sharded");
+    sweep(&file, &sharded, &["--shard", "0/2"]);
+    sweep(&file, &sharded, &["--shard", "1/2"]);
+    let merge = bin()
+        .args(["sweep", "merge", sharded.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(merge.success());
+    assert_eq!(table(&sharded), table(&whole));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
