@@ -177,6 +177,29 @@ pub enum SweepAction {
         /// The sweep folder
         dir: PathBuf,
     },
+    /// Draw a figure of the results against a parameter, one line per value of another
+    Plot {
+        /// The sweep folder
+        dir: PathBuf,
+        /// The parameter (or figure) along x, a column of results.csv
+        #[arg(long)]
+        x: String,
+        /// The figure along y, a column of results.csv
+        #[arg(long)]
+        y: String,
+        /// One line per value of this column
+        #[arg(long)]
+        by: Option<String>,
+        /// Logarithmic x axis
+        #[arg(long)]
+        log_x: bool,
+        /// Logarithmic y axis
+        #[arg(long)]
+        log_y: bool,
+        /// The PNG to write (default DIR/Y_vs_X.png)
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// `--json FILE` on every command.

@@ -138,6 +138,31 @@ fn dispatch(command: Command) -> Result<()> {
                 let table = commands::sweep::merge(&dir)?;
                 emit(&format!("wrote {}\n", table.display()))?;
             }
+            (
+                Some(wafer_emu::cli::SweepAction::Plot {
+                    dir,
+                    x,
+                    y,
+                    by,
+                    log_x,
+                    log_y,
+                    out,
+                }),
+                _,
+            ) => {
+                let out = out.unwrap_or_else(|| dir.join(format!("{y}_vs_{x}.png")));
+                wafer_emu::output::check_file_target(&out, "--out")?;
+                let request = commands::sweep::PlotRequest {
+                    x,
+                    y,
+                    by,
+                    log_x,
+                    log_y,
+                };
+                let png = commands::sweep::plot(&dir, &request)?;
+                wafer_emu::output::write_atomic(&out, &png)?;
+                emit(&format!("wrote {}\n", out.display()))?;
+            }
             (None, None) => anyhow::bail!(wafer_emu::Error::InvalidInput(
                 "sweep needs a sweep file: wafer-emu sweep FILE.toml --out DIR".into()
             )),

@@ -102,5 +102,31 @@ fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
         .unwrap();
     assert!(merge.success());
     assert_eq!(table(&sharded), table(&whole));
+
+    let plot = |args: &[&str]| {
+        bin()
+            .args(["sweep", "plot", whole.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let drawn = plot(&[
+        "--x",
+        "n",
+        "--y",
+        "steps_per_second",
+        "--by",
+        "link_latency_us",
+    ]);
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
+    let png = std::fs::read(whole.join("steps_per_second_vs_n.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let bad = plot(&["--x", "n", "--y", "speed"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("column 'speed'"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

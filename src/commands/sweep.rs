@@ -394,3 +394,102 @@ pub fn merge(out: &Path) -> Result<PathBuf> {
     write_rows((jsonl.clone(), out.join("results.csv")), &rows)?;
     Ok(jsonl)
 }
+
+/// What `sweep plot` draws: figure `y` against parameter `x`, one line per value of `by`.
+#[derive(Clone, Debug)]
+pub struct PlotRequest {
+    pub x: String,
+    pub y: String,
+    pub by: Option<String>,
+    pub log_x: bool,
+    pub log_y: bool,
+}
+
+/// Draws a figure from a sweep folder's `results.jsonl` (ok rows with numeric `x` and `y`);
+/// returns the PNG bytes. Unknown columns are refused with the table's columns.
+pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
+    let path = dir.join("results.jsonl");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        invalid!(
+            "cannot read {}: {e} (run the sweep, or sweep merge, first)",
+            path.display()
+        )
+    })?;
+    let rows: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).map_err(|e| invalid!("{}: {e}", path.display())))
+        .collect::<Result<_>>()?;
+    let columns: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.as_object().into_iter().flat_map(|o| o.keys().cloned()))
+        .fold(vec![], |mut all, k| {
+            if !all.contains(&k) {
+                all.push(k);
+            }
+            all
+        });
+    for name in [Some(&request.x), Some(&request.y), request.by.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if !columns.contains(name) {
+            return Err(invalid!(
+                "column '{name}' is not in {}: allowed {}",
+                path.display(),
+                columns.join(", ")
+            ));
+        }
+    }
+    let number = |v: &Value| match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    };
+    let mut series: Vec<crate::plot::Series> = vec![];
+    for row in rows.iter().filter(|r| r["status"] == "ok") {
+        let (Some(x), Some(y)) = (number(&row[&request.x]), number(&row[&request.y])) else {
+            continue;
+        };
+        let name = match &request.by {
+            Some(by) => format!(
+                "{by} = {}",
+                match &row[by] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "(default)".into(),
+                    v => v.to_string(),
+                }
+            ),
+            None => request.y.clone(),
+        };
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push((x, y)),
+            None => series.push(crate::plot::Series {
+                name,
+                points: vec![(x, y)],
+                markers: true,
+            }),
+        }
+    }
+    if series.is_empty() {
+        return Err(invalid!(
+            "no finished case of {} has numbers in '{}' and '{}'",
+            path.display(),
+            request.x,
+            request.y
+        ));
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    crate::plot::Plot {
+        title: format!("{} against {}", request.y, request.x),
+        x_label: request.x.clone(),
+        y_label: request.y.clone(),
+        log_x: request.log_x,
+        log_y: request.log_y,
+        series,
+        markers: vec![],
+    }
+    .png()
+}
