@@ -897,10 +897,27 @@ impl PredictArgs {
                     self.sample_stride
                 ))
             }
-            Some(_) => Some(TelemetryPlan {
-                every: self.sample_every,
-                stride: self.sample_stride,
-            }),
+            Some(_) => {
+                let wafers = match self.full {
+                    true => shape.wafer_count() as u64,
+                    false => 1,
+                };
+                let per_sample = wafers
+                    * shape.pes_x.div_ceil(self.sample_stride) as u64
+                    * shape.pes_y.div_ceil(self.sample_stride) as u64;
+                let samples = self.max_steps / self.sample_every + 1;
+                // The samples, then their flattened copy, 8 bytes each.
+                let bytes = per_sample.saturating_mul(samples).saturating_mul(16);
+                crate::cpu::check_host_memory(
+                    "the telemetry",
+                    bytes,
+                    "sample less often (--sample-every), fewer PEs (--sample-stride) or fewer steps (--max-steps)",
+                )?;
+                Some(TelemetryPlan {
+                    every: self.sample_every,
+                    stride: self.sample_stride,
+                })
+            }
         };
         Ok(PredictConfig {
             params,

@@ -474,6 +474,12 @@ impl Simulator for CpuGlobal {
 /// Refuses to allocate `bytes` when the machine reports less memory available (Linux's
 /// `MemAvailable`; elsewhere nothing is checked).
 fn check_memory(what: &str, bytes: u64) -> Result<()> {
+    check_host_memory(what, bytes, "use fewer PEs or a smaller n")
+}
+
+/// Refuses `bytes` of host memory for `what` when the machine reports less available; the
+/// error names both figures and `advice`.
+pub fn check_host_memory(what: &str, bytes: u64, advice: &str) -> Result<()> {
     let available = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| {
@@ -486,7 +492,7 @@ fn check_memory(what: &str, bytes: u64) -> Result<()> {
         });
     match available {
         Some(available) if bytes > available => Err(Error::TooLarge(format!(
-            "{what} needs {} MiB on the CPU backend but only {} MiB are available: use fewer PEs or a smaller n",
+            "{what} needs {} MiB of memory but only {} MiB are available: {advice}",
             bytes.div_ceil(1 << 20),
             available >> 20
         ))),

@@ -777,6 +777,22 @@ fn negative_numbers_and_impossible_cost_models_are_named() {
         &["predict", "heat5", "--set", "a2=1"],
         &["fewer than the FLOPs need at peak"],
     );
+    // 744 x 1116 PEs sampled every step for 20000 steps: far beyond any machine's memory.
+    let telemetry = std::env::temp_dir().join(format!("wafer-emu-{}-t.npy", std::process::id()));
+    assert_rejected(
+        &[
+            "predict",
+            "heat5",
+            "--telemetry",
+            telemetry.to_str().unwrap(),
+            "--sample-every",
+            "1",
+            "--sample-stride",
+            "1",
+        ],
+        &["the telemetry needs", "MiB of memory", "--sample-every"],
+    );
+    assert!(!telemetry.exists());
 }
 
 /// A reader that closes the pipe early (`predict ... | head -1`) ends the program quietly.
