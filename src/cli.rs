@@ -516,6 +516,14 @@ pub struct RunArgs {
     /// Also write the field every K steps (step 0 included)
     #[arg(long, value_name = "K")]
     pub snapshot_every: Option<u64>,
+    /// Write a checkpoint (every field and the step) into OUT/checkpoint every K steps; on
+    /// SIGINT or SIGTERM the run writes one and stops
+    #[arg(long, value_name = "K")]
+    pub checkpoint_every: Option<u64>,
+    /// Continue the run whose folder is DIR from its checkpoint, to --steps, bit for bit as if
+    /// it had not stopped (the same command line otherwise)
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
     /// Colour range LO,HI of every picture (the same scale across snapshots); by default each
     /// picture's own range
     #[arg(long, value_name = "LO,HI", value_parser = parse_pair, allow_hyphen_values = true)]
@@ -734,9 +742,22 @@ impl RunArgs {
                 r => r.map(|(lo, hi)| (lo as f32, hi as f32)),
             },
             engine_kind: EngineKind::parse(&self.engine_kind)?,
-            out: (!self.no_output).then(|| self.out.clone()),
+            out: match (&self.resume, self.no_output) {
+                (Some(dir), _) => Some(dir.clone()),
+                (None, no_output) => (!no_output).then(|| self.out.clone()),
+            },
             snapshot_every: self.snapshot_every,
             check: self.check,
+            checkpoint_every: match self.checkpoint_every {
+                Some(0) => return Err(invalid!("checkpoint-every = 0: allowed 1 or more steps")),
+                Some(_) if self.no_output => {
+                    return Err(invalid!(
+                        "--checkpoint-every writes into the output folder: it cannot go with --no-output"
+                    ))
+                }
+                k => k,
+            },
+            resume: self.resume.is_some(),
         })
     }
 }

@@ -22,6 +22,8 @@ pub struct Problem {
     pub link_specs: Vec<LinkSpec>,
     /// All the cluster's PEs as one wafer: the global grid.
     pub geometry: WaferGeometry,
+    /// A state to start from instead of the kernel's (a checkpoint's), in global coordinates.
+    pub start: Option<Arc<Vec<GlobalField>>>,
 }
 
 impl Problem {
@@ -54,7 +56,25 @@ impl Problem {
             cluster,
             links,
             geometry,
+            start: None,
         })
+    }
+
+    /// The same problem started from `state` (every field, in global coordinates) instead of
+    /// the kernel's initial state. Values do not depend on the translation or the schedule, so
+    /// stepping it `k` times gives what `k` more steps after `state` give.
+    pub fn starting_from(mut self, state: Vec<GlobalField>) -> Result<Self> {
+        let size = self.geometry.global_size();
+        let fields = self.spec().fields.len();
+        if state.len() != fields || state.iter().any(|f| (f.nx, f.ny) != (size.x, size.y)) {
+            return Err(invalid!(
+                "a saved state of {} field(s) does not fit {} ({fields} field(s) of {size})",
+                state.len(),
+                self.spec().name
+            ));
+        }
+        self.start = Some(Arc::new(state));
+        Ok(self)
     }
 
     /// A heat problem: `kind` with these coefficients and initial condition on `cluster`.
@@ -83,7 +103,10 @@ impl Problem {
 
     /// The initial state on the global grid, one field per state field.
     pub fn initial_state(&self) -> Vec<GlobalField> {
-        self.kernel.initial_state()
+        match &self.start {
+            Some(state) => state.as_ref().clone(),
+            None => self.kernel.initial_state(),
+        }
     }
 
     /// Stages (remaps) per step.

@@ -169,6 +169,47 @@ pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
 }
 
+/// Reads a 2-D little-endian f32 `.npy` file as written by [`field_npy`].
+pub fn read_field_npy(path: &Path) -> Result<GlobalField> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let bad = |why: &str| crate::invalid!("{}: {why}", path.display());
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("not a .npy file"));
+    }
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(
+        bytes
+            .get(10..10 + header_len)
+            .ok_or_else(|| bad("short header"))?,
+    )
+    .map_err(|_| bad("header is not text"))?;
+    if !header.contains("'<f4'") || header.contains("'fortran_order': True") {
+        return Err(bad("not a C-order little-endian f32 array"));
+    }
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| bad("no shape"))?;
+    let dims: Vec<u32> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse().map_err(|_| bad("bad shape")))
+        .collect::<Result<_>>()?;
+    let [ny, nx] = dims[..] else {
+        return Err(bad("not 2-D"));
+    };
+    let data: Vec<f32> = bytes[10 + header_len..]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    if data.len() != nx as usize * ny as usize {
+        return Err(bad("data does not fill the shape"));
+    }
+    Ok(GlobalField { nx, ny, data })
+}
+
 /// A NumPy `.npy` file (version 1.0, C order) of little-endian values of type `descr`
 /// (`<f4`, `<f8`) with the given shape.
 pub fn npy_bytes(descr: &str, shape: &[usize], payload: &[u8]) -> Vec<u8> {

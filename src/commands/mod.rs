@@ -9,3 +9,20 @@ pub mod reproduce;
 pub mod run;
 pub mod sweep;
 pub mod tsunami;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by SIGINT or SIGTERM once [`watch_signals`] ran.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// From now on SIGINT and SIGTERM ask the running command to stop at its next safe point
+/// (a sweep between cases, a run at its next chunk of steps, with a checkpoint).
+pub(crate) fn watch_signals() {
+    // A second call in one process fails harmlessly: the handler is already there.
+    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+}
+
+/// Whether a signal asked to stop.
+pub(crate) fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}

@@ -2,7 +2,7 @@
 //! coordinates, an optional bit-for-bit check against the global kernel, and a summary.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::cluster::LinkStats;
@@ -11,7 +11,7 @@ use crate::field::GlobalField;
 use crate::model::Problem;
 use crate::output;
 use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
-use crate::Result;
+use crate::{invalid, Result};
 
 /// A validated `run`.
 #[derive(Clone, Debug)]
@@ -31,6 +31,89 @@ pub struct RunConfig {
     pub force: bool,
     /// A fixed colour range for every snapshot's pictures.
     pub range: Option<(f32, f32)>,
+    /// Write a checkpoint into `out/checkpoint` every this many steps.
+    pub checkpoint_every: Option<u64>,
+    /// Continue from the checkpoint in `out` (the step it was taken at, its fields).
+    pub resume: bool,
+}
+
+/// The checkpoint of a run folder.
+fn checkpoint_dir(out: &Path) -> PathBuf {
+    out.join("checkpoint")
+}
+
+/// What must match for a checkpoint to continue a run: the kernel with its parameters, the
+/// cluster and its links (FNV-1a of their description, stable across runs of one version).
+fn problem_hash(problem: &Problem) -> String {
+    let text = format!(
+        "{} {:?} {:?} {:?} {}",
+        problem.spec().name,
+        problem.kernel.describe(),
+        problem.cluster,
+        problem.link_specs,
+        env!("CARGO_PKG_VERSION")
+    );
+    let hash = text.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// Writes every field at `step` into `out/checkpoint`, replacing the last one only once the
+/// new one is complete.
+fn write_checkpoint(out: &Path, problem: &Problem, step: u64, state: &[GlobalField]) -> Result<()> {
+    let pid = std::process::id();
+    let fresh = out.join(format!(".checkpoint.tmp-{pid}"));
+    output::create_dir(&fresh)?;
+    for (name, field) in problem.spec().fields.iter().zip(state) {
+        output::write_atomic(
+            &fresh.join(format!("{name}.npy")),
+            &output::field_npy(field),
+        )?;
+    }
+    let meta = serde_json::json!({"step": step, "problem": problem_hash(problem)});
+    output::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
+    let (last, old) = (
+        checkpoint_dir(out),
+        out.join(format!(".checkpoint.old-{pid}")),
+    );
+    let io = |e: std::io::Error| crate::Error::Io {
+        path: last.clone(),
+        source: e,
+    };
+    if last.exists() {
+        std::fs::rename(&last, &old).map_err(io)?;
+    }
+    std::fs::rename(&fresh, &last).map_err(io)?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The step and fields of the checkpoint in `out`, checked against `problem`.
+pub fn read_checkpoint(out: &Path, problem: &Problem) -> Result<(u64, Vec<GlobalField>)> {
+    let dir = checkpoint_dir(out);
+    let meta = std::fs::read_to_string(dir.join("meta.json"))
+        .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    if meta["problem"].as_str() != Some(&problem_hash(problem)) {
+        return Err(invalid!(
+            "the checkpoint in {} belongs to another problem (kernel, parameters, cluster or links differ): resume with the command line that wrote it",
+            dir.display()
+        ));
+    }
+    let step = meta["step"]
+        .as_u64()
+        .ok_or_else(|| invalid!("{}: no step", dir.display()))?;
+    let fields = problem
+        .spec()
+        .fields
+        .iter()
+        .map(|name| output::read_field_npy(&dir.join(format!("{name}.npy"))))
+        .collect::<Result<_>>()?;
+    Ok((step, fields))
 }
 
 /// The picture of field `f` at `step`: the kernel's, titled with the kernel, field, step and
@@ -118,10 +201,25 @@ pub fn run(
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
     if let Some(dir) = &config.out {
-        output::check_output_dir(dir, config.force)?;
+        output::check_output_dir(dir, config.force || config.resume)?;
     }
+    // From a checkpoint: its state, and the steps it had done.
+    let (offset, resumed) = match (&config.out, config.resume) {
+        (Some(dir), true) => {
+            let (step, state) = read_checkpoint(dir, &config.problem)?;
+            if step > config.steps {
+                return Err(invalid!(
+                    "the checkpoint is at step {step}, beyond --steps {}: allowed --steps >= {step}",
+                    config.steps
+                ));
+            }
+            (step, Some(config.problem.clone().starting_from(state)?))
+        }
+        _ => (0, None),
+    };
+    super::watch_signals();
     // A cluster that cannot progress fails now, whichever engine runs first.
-    let problem = &config.problem;
+    let problem = resumed.as_ref().unwrap_or(&config.problem);
     crate::cluster::Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
@@ -139,8 +237,21 @@ pub fn run(
     let mut stepping = Duration::ZERO;
     let chunk = config.steps.div_ceil(PROGRESS_REPORTS).max(1);
     let state = loop {
-        let step = sim.step();
+        let step = sim.step() + offset;
         let last = step == config.steps;
+        if let (Some(dir), Some(k)) = (&config.out, config.checkpoint_every) {
+            let stop = super::stop_requested();
+            if (step.is_multiple_of(k) && step > offset) || stop {
+                write_checkpoint(dir, problem, step, &sim.state()?)?;
+            }
+            if stop && !last {
+                return Err(crate::Error::Aborted(format!(
+                    "stopped by a signal at step {step}; its checkpoint is in {}: continue with --resume {}",
+                    checkpoint_dir(dir).display(),
+                    dir.display()
+                )));
+            }
+        }
         let snapshot = config
             .snapshot_every
             .is_some_and(|k| step.is_multiple_of(k));
@@ -159,27 +270,28 @@ pub fn run(
                 break state;
             }
         }
-        let next_snapshot = config
-            .snapshot_every
-            .map_or(config.steps, |k| (step / k + 1) * k);
-        let count = chunk.min(next_snapshot.min(config.steps) - step);
+        let next = |every: Option<u64>| every.map_or(config.steps, |k| (step / k + 1) * k);
+        let until = next(config.snapshot_every)
+            .min(next(config.checkpoint_every))
+            .min(config.steps);
+        let count = chunk.min(until - step);
         let started = Instant::now();
         sim.advance(count)?;
         stepping += started.elapsed();
-        on_progress(sim.step(), config.steps);
+        on_progress(sim.step() + offset, config.steps);
     };
     let check = match config.check {
         true => Some(check_against(
             config.engine_kind.other(),
             ctx.as_ref(),
-            config,
+            (problem, &config.engine.placement, config.steps - offset),
             &state,
         )?),
         false => None,
     };
     let report = RunReport {
         problem: problem.clone(),
-        steps: config.steps,
+        steps: config.steps - offset,
         engine: sim.describe(),
         stepping,
         final_field_range: state.iter().map(GlobalField::range).collect(),
@@ -199,11 +311,11 @@ pub fn run(
 fn check_against(
     kind: EngineKind,
     ctx: Option<&std::sync::Arc<crate::gpu::GpuContext>>,
-    config: &RunConfig,
+    (problem, placement, steps): (&Problem, &crate::gpu::Placement, u64),
     state: &[GlobalField],
 ) -> Result<CheckResult> {
-    let mut reference = engine::simulator(kind, ctx, &config.problem, &config.engine.placement)?;
-    reference.advance(config.steps)?;
+    let mut reference = engine::simulator(kind, ctx, problem, placement)?;
+    reference.advance(steps)?;
     let other = reference.state()?;
     let differing_points = state
         .iter()

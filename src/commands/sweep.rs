@@ -7,7 +7,6 @@
 //! which `sweep merge` joins.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use serde_json::{json, Map, Value};
@@ -206,9 +205,6 @@ fn run_case(plan: &SweepPlan, case: &Case, warn: &mut dyn FnMut(&str)) -> Result
     }
 }
 
-/// Set by SIGINT or SIGTERM: the sweep stops after the case it is running.
-static STOP: AtomicBool = AtomicBool::new(false);
-
 /// What a sweep did.
 #[derive(Clone, Debug)]
 pub struct SweepReport {
@@ -228,7 +224,7 @@ pub fn sweep(
 ) -> Result<SweepReport> {
     output::check_writable(&plan.out)?;
     output::create_dir(&plan.out)?;
-    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    super::watch_signals();
     let mine: Vec<&Case> = plan
         .cases
         .iter()
@@ -244,7 +240,7 @@ pub fn sweep(
         table: table_path(&plan.out, plan.shard, "jsonl"),
     };
     for (k, case) in mine.iter().enumerate() {
-        if STOP.load(Ordering::SeqCst) {
+        if super::stop_requested() {
             report.stopped = true;
             break;
         }

@@ -1,0 +1,223 @@
+//! Checkpoints: a run stopped (by its step count, or by SIGTERM) and resumed from its
+//! checkpoint ends bit for bit where an uninterrupted run ends, for heat on one wafer and on a
+//! 2x2 cluster with link delays on 2 devices, and for shallow water; a checkpoint of another
+//! problem is refused.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn wafer_emu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) {
+    let out = wafer_emu(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wafer-emu-ckpt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn backend() -> &'static str {
+    match common::gpu() {
+        Some(_) => "auto",
+        None => "cpu",
+    }
+}
+
+/// Runs `case` to `total` steps in one go and in two (to `half`, then resumed), and compares
+/// every field's final `.npy` byte for byte.
+fn assert_resumes(name: &str, case: &[&str], (half, total): (u64, u64), fields: &[&str]) {
+    let (whole, parts) = (
+        scratch(&format!("{name}-whole")),
+        scratch(&format!("{name}-parts")),
+    );
+    let (half, total) = (half.to_string(), total.to_string());
+    let run = |dir: &Path, extra: &[&str]| {
+        let dir = dir.to_str().unwrap().to_string();
+        let mut args: Vec<&str> = case.to_vec();
+        args.extend(["--backend", backend(), "--checkpoint-every", "5"]);
+        args.extend(extra);
+        match extra.contains(&"--resume") {
+            true => args.push(""),
+            false => args.extend(["--out", &dir]),
+        }
+        args.retain(|a| !a.is_empty());
+        ok(&args);
+    };
+    run(&whole, &["--steps", &total]);
+    run(&parts, &["--steps", &half]);
+    run(
+        &parts,
+        &["--steps", &total, "--resume", parts.to_str().unwrap()],
+    );
+    for field in fields {
+        let file = format!(
+            "{}_{field}_step{:08}.npy",
+            case[1],
+            total.parse::<u64>().unwrap()
+        );
+        let (a, b) = (
+            std::fs::read(whole.join(&file)).unwrap(),
+            std::fs::read(parts.join(&file)).unwrap(),
+        );
+        assert!(a == b, "{name}: {file} differs after resuming");
+    }
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&parts).unwrap();
+}
+
+#[test]
+fn heat_on_one_wafer_resumes_bit_for_bit() {
+    assert_resumes(
+        "heat1",
+        &[
+            "run", "heat9", "--pes", "6x5", "--n", "4", "--init", "random:3",
+        ],
+        (10, 23),
+        &["u"],
+    );
+}
+
+#[test]
+fn heat_on_a_cluster_with_link_delays_on_two_devices_resumes_bit_for_bit() {
+    let case = [
+        "run",
+        "heat5",
+        "--wafers",
+        "2x2",
+        "--pes",
+        "3x4",
+        "--n",
+        "3",
+        "--devices",
+        "2",
+        "--link-delay",
+        "2",
+        "--link",
+        "1,0,up:delay=5,capacity=3",
+        "--init",
+        "random:5",
+    ];
+    assert_resumes("cluster", &case, (15, 31), &["u"]);
+}
+
+#[test]
+fn shallow_water_resumes_bit_for_bit() {
+    let case = [
+        "run",
+        "swe",
+        "--pes",
+        "18x8",
+        "--n",
+        "4",
+        "--init",
+        "random:9",
+        "--wafers",
+        "1x2",
+        "--link-delay",
+        "1",
+    ];
+    assert_resumes("swe", &case, (10, 25), &["u", "v", "h"]);
+}
+
+/// SIGTERM: the run writes a checkpoint, says how to resume, exits with an error and leaves
+/// no temporary file; resumed, it ends where an uninterrupted run ends.
+#[test]
+fn a_run_stopped_by_sigterm_resumes_bit_for_bit() {
+    let (whole, stopped) = (scratch("term-whole"), scratch("term-stopped"));
+    let case = [
+        "run",
+        "heat5",
+        "--pes",
+        "64x64",
+        "--n",
+        "8",
+        "--steps",
+        "1500",
+        "--backend",
+        "cpu",
+        "--checkpoint-every",
+        "100",
+    ];
+    ok(&[&case[..], &["--out", whole.to_str().unwrap()]].concat());
+    let child = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args(case)
+        .args(["--out", stopped.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !stopped.join("checkpoint/meta.json").exists()
+        && started.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("stopped by a signal at step"),
+        "{stderr}"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&stopped)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp") || n.contains(".old") || n.ends_with(".lock"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    ok(&[&case[..], &["--resume", stopped.to_str().unwrap()]].concat());
+    let file = "heat5_u_step00001500.npy";
+    assert!(std::fs::read(whole.join(file)).unwrap() == std::fs::read(stopped.join(file)).unwrap());
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&stopped).unwrap();
+}
+
+#[test]
+fn a_checkpoint_of_another_problem_is_refused() {
+    let dir = scratch("other");
+    let d = dir.to_str().unwrap();
+    let small = [
+        "run",
+        "heat5",
+        "--pes",
+        "4x4",
+        "--n",
+        "4",
+        "--backend",
+        "cpu",
+    ];
+    ok(&[
+        &small[..],
+        &["--steps", "5", "--checkpoint-every", "5", "--out", d],
+    ]
+    .concat());
+    let out = wafer_emu(
+        &[
+            &small[..],
+            &["--steps", "9", "--coef-a", "0.5", "--resume", d],
+        ]
+        .concat(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("belongs to another problem"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
