@@ -296,3 +296,39 @@ fn predict_waits_for_the_latency_wave_to_cross_the_wafer() {
     let long_run = ticks_per_step(&mut clocks, 4000, 1200) / 256.0;
     assert_eq!(prediction.cycles_per_step, long_run);
 }
+
+/// Every printed bound is a lower bound: no simulated rate beats it, over wafer shapes, `n`,
+/// link capacities and both methods (the latency bound of a 1x1 wafer and the credit bound
+/// of a capacity-1 link are tight).
+#[test]
+fn no_simulated_rate_beats_a_printed_bound() {
+    for (pes, n, capacity, method) in [
+        ((1, 1), 8, 64, Method::DomainTranslation),
+        ((1, 1), 2, 1, Method::DomainTranslation),
+        ((4, 4), 2, 1, Method::DomainTranslation),
+        ((24, 36), 2, 64, Method::DomainTranslation),
+        ((24, 36), 8, 2, Method::DomainTranslation),
+        ((24, 36), 64, 1, Method::DomainTranslation),
+        ((8, 8), 4, 64, Method::StaticDecomposition),
+        ((8, 8), 4, 1, Method::StaticDecomposition),
+    ] {
+        let mut params = TimingParams::paper(KernelKind::Heat5);
+        params.link_capacity = capacity;
+        params.method = method;
+        let config = PredictConfig::shortcut(params, shape((2, 2), pes, n), 20_000);
+        let p = wafer_emu::timing::predict(&config, None).unwrap();
+        for (name, bound) in [
+            ("compute", p.compute_cycles),
+            ("bandwidth", p.bandwidth_cycles),
+            ("latency", p.latency_cycles),
+            ("credit", p.credit_cycles),
+        ] {
+            assert!(
+                bound <= p.cycles_per_step * (1.0 + 1e-9),
+                "{pes:?} n = {n}, capacity {capacity}, {}: {name} bound {bound} > simulated {}",
+                method.name(),
+                p.cycles_per_step
+            );
+        }
+    }
+}

@@ -254,9 +254,10 @@ fn figure3(model: &mut Model, out: &mut Output) -> Result<()> {
          heat5 at 0.75 GHz on wafers of 64 x 64 PEs (small enough for latency to show), with the \
          paper's 10 us links and with 1 ms links (clusters in different cities, as the paper's \
          conclusion suggests). Bounds are the rates each resource alone allows: compute `f(n)`, \
-         bandwidth (a package's serialisation per step), latency (the critical cycle, which runs \
-         diagonally because corners are forwarded: a horizontal link's latency spread over the \
-         wafer's width plus a vertical one's over its height, plus one PE's edge work). The *threshold* is the \
+         bandwidth (a package's serialisation per step), latency (the slower dependency chain: a \
+         horizontal link's latency spread over the wafer's width, or a vertical one's over its \
+         height, plus one PE's edge work; a corner rides one of them, so they do not add). Every \
+         bound is a lower bound on the simulated cycles per step (tested). The *threshold* is the \
          smallest n whose latency bound is no tighter than its compute bound, this model's Eq. (1).\n"
     );
     let mut rows = vec![];

@@ -67,6 +67,8 @@ pub enum Bound {
     Compute,
     Bandwidth,
     Latency,
+    /// The link's credits: a package waits for the one `capacity` earlier to be consumed.
+    Credit,
 }
 
 /// What the model predicts.
@@ -84,6 +86,9 @@ pub struct Prediction {
     pub compute_cycles: f64,
     pub bandwidth_cycles: f64,
     pub latency_cycles: f64,
+    /// `(latency + serialisation + edge) / capacity`: a package leaves only once the one
+    /// `capacity` packages earlier arrived and was consumed.
+    pub credit_cycles: f64,
     pub telemetry: Option<Telemetry>,
     /// With `full`, this cluster's step rate over one self-linked wafer's (weak scaling).
     pub weak_scaling: Option<f64>,
@@ -205,12 +210,12 @@ fn run_model(
     let p = &config.params;
     let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
     let latency_ticks = match p.method {
-        // The critical cycle runs diagonally (Table 3 forwards corners): every step it moves
-        // one PE right and one up, crossing a horizontal link every wafer width of steps and
-        // a vertical one every wafer height.
+        // The dependency chains run right (one PE per step, a horizontal link every wafer
+        // width of steps) and up (a vertical link every wafer height); a corner rides one of
+        // them (Table 3 forwards it), so the slower chain sets the bound, not their sum.
         Method::DomainTranslation => {
-            let per_step = (2 * costs.hop + costs.edge) as f64;
-            horizontal / config.shape.pes_x as f64 + vertical / config.shape.pes_y as f64 + per_step
+            (horizontal / config.shape.pes_x as f64).max(vertical / config.shape.pes_y as f64)
+                + costs.edge as f64
         }
         // Two neighbours wait for each other across the link every exchange.
         Method::StaticDecomposition => vertical.max(horizontal) + costs.edge as f64,
@@ -230,6 +235,12 @@ fn run_model(
             / costs.exchange_every as f64
             / TICKS_PER_CYCLE,
         latency_cycles: latency_ticks / TICKS_PER_CYCLE,
+        credit_cycles: ((horizontal + costs.serialise_h as f64)
+            .max(vertical + costs.serialise_v as f64)
+            + costs.edge as f64)
+            / costs.capacity as f64
+            / costs.exchange_every as f64
+            / TICKS_PER_CYCLE,
         telemetry: sampler.map(Sampler::finish),
         weak_scaling: None,
     })
@@ -327,6 +338,7 @@ impl Prediction {
             (Bound::Compute, self.compute_cycles),
             (Bound::Bandwidth, self.bandwidth_cycles),
             (Bound::Latency, self.latency_cycles),
+            (Bound::Credit, self.credit_cycles),
         ];
         bounds
             .into_iter()
@@ -377,6 +389,7 @@ impl Prediction {
                 "compute": self.compute_cycles,
                 "bandwidth": self.bandwidth_cycles,
                 "latency": self.latency_cycles,
+                "credit": self.credit_cycles,
             },
             "limited_by": format!("{:?}", self.limiting()).to_lowercase(),
             "weak_scaling": self.weak_scaling,
@@ -440,10 +453,11 @@ impl fmt::Display for Prediction {
         writeln!(f, "cycles/step    {:.2}", self.cycles_per_step)?;
         writeln!(
             f,
-            "bounds         compute {:.2}, bandwidth {:.2}, latency {:.2} cycles/step: {:?}-bound",
+            "bounds         compute {:.2}, bandwidth {:.2}, latency {:.2}, credits {:.2} cycles/step (lower bounds): {:?}-bound",
             self.compute_cycles,
             self.bandwidth_cycles,
             self.latency_cycles,
+            self.credit_cycles,
             self.limiting()
         )?;
         writeln!(f, "steps/s        {:.4e}", self.steps_per_second())?;
