@@ -375,10 +375,14 @@ fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let per_point = params.kernel.flops_per_point() as f64;
     let flops = |n: u32, cycles: f64| per_point * (n * n) as f64 * params.clock_hz / cycles;
+    // The first swept n that is compute-bound after one that was I/O-bound: none when the
+    // sweep starts compute-bound or never gets there.
+    let compute_bound = |p: &Prediction| p.compute_cycles >= p.bandwidth_cycles;
     let crossover = preds
-        .iter()
-        .find(|(_, p)| p.compute_cycles >= p.bandwidth_cycles)
-        .map(|(n, _)| n * n);
+        .windows(2)
+        .find(|w| !compute_bound(&w[0].1) && compute_bound(&w[1].1))
+        .map(|w| w[1].0 * w[1].0);
+    let starts_compute_bound = preds.first().is_some_and(|(_, p)| compute_bound(p));
     let best = preds
         .iter()
         .map(|(n, p)| flops(*n, p.cycles_per_step) / params.clock_hz)
@@ -450,15 +454,18 @@ fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
          The model's I/O bound counts what Table 3's packages really carry: a left strip of `2n` words \
          per row of PEs and a lower strip of `2(n+2)` words per column, over 300 Gbit/s per wafer side \
          and direction. {}\n",
-        crossover.map_or("none".into(), |c| c.to_string()),
-        crossover_note(crossover),
+        crossover.map_or("no crossover in range".into(), |c| c.to_string()),
+        crossover_note(crossover, starts_compute_bound),
     );
     Ok(())
 }
 
 /// Why the model's compute/I-O crossover sits where it does against the paper's 256.
-fn crossover_note(crossover: Option<u32>) -> String {
+fn crossover_note(crossover: Option<u32>, starts_compute_bound: bool) -> String {
     match crossover {
+        None if starts_compute_bound => {
+            "No crossover in range: the model is compute-bound from the smallest swept n.".into()
+        }
         Some(c) if c > 256 => format!(
             "The model crosses over later than the paper ({c} against about 256 points per core, {:.1}x): \
              its links carry every word of the strips, while the paper's section 5.1 fits the payload it \
@@ -470,7 +477,7 @@ fn crossover_note(crossover: Option<u32>) -> String {
             "The model crosses over at {c} points per core against the paper's about 256 ({:.1}x).",
             c as f64 / 256.0
         ),
-        None => "The model stays I/O-bound over the whole sweep.".into(),
+        None => "No crossover in range: the model stays I/O-bound over the whole sweep.".into(),
     }
 }
 
