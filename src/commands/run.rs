@@ -239,24 +239,26 @@ pub fn run(
     let state = loop {
         let step = sim.step() + offset;
         let last = step == config.steps;
-        if let (Some(dir), Some(k)) = (&config.out, config.checkpoint_every) {
-            let stop = super::stop_requested();
-            if (step.is_multiple_of(k) && step > offset) || stop {
-                write_checkpoint(dir, problem, step, &sim.state()?)?;
-            }
-            if stop && !last {
-                return Err(crate::Error::Aborted(format!(
-                    "stopped by a signal at step {step}; its checkpoint is in {}: continue with --resume {}",
-                    checkpoint_dir(dir).display(),
-                    dir.display()
-                )));
-            }
+        let every = |k: Option<u64>| k.is_some_and(|k| step.is_multiple_of(k));
+        let stop = config.checkpoint_every.is_some() && super::stop_requested();
+        let checkpoint = stop || (every(config.checkpoint_every) && step > offset);
+        let snapshot = every(config.snapshot_every) && config.out.is_some();
+        // One read-back serves the checkpoint, the snapshot and the last step.
+        let state = match last || snapshot || checkpoint {
+            true => Some(sim.state()?),
+            false => None,
+        };
+        if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
+            write_checkpoint(dir, problem, step, state)?;
         }
-        let snapshot = config
-            .snapshot_every
-            .is_some_and(|k| step.is_multiple_of(k));
-        if last || (snapshot && config.out.is_some()) {
-            let state = sim.state()?;
+        if let Some(dir) = config.out.as_ref().filter(|_| stop && !last) {
+            return Err(crate::Error::Aborted(format!(
+                "stopped by a signal at step {step}; its checkpoint is in {}: continue with --resume {}",
+                checkpoint_dir(dir).display(),
+                dir.display()
+            )));
+        }
+        if let Some(state) = state.filter(|_| last || snapshot) {
             if let Some(dir) = &config.out {
                 let spec = problem.spec();
                 for (f, (name, field)) in spec.fields.iter().zip(&state).enumerate() {

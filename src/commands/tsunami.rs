@@ -275,15 +275,6 @@ struct View {
 }
 
 impl View {
-    fn whole(grid: UVec2) -> Self {
-        Self {
-            x0: 0,
-            width: grid.x,
-            y0: 0,
-            height: grid.y,
-        }
-    }
-
     fn of(swe: &Swe, r: &Region) -> Result<Self> {
         let grid = swe.grid();
         let corner = |lat: f64, lon: f64| {
@@ -314,7 +305,7 @@ impl View {
     }
 
     /// The picture's part in this view, with longitude and latitude ticks.
-    fn apply(&self, swe: &Swe, p: Picture) -> Picture {
+    fn apply(&self, swe: &Swe, p: &Picture) -> Picture {
         let nx = p.values.nx;
         let values = GlobalField {
             nx: self.width,
@@ -329,7 +320,7 @@ impl View {
                 UVec2::new(self.x0, self.y0),
                 UVec2::new(self.width, self.height),
             )),
-            ..p
+            ..p.clone()
         }
     }
 }
@@ -345,17 +336,18 @@ fn write_frames(
     picture.range = (-config.eta_range, config.eta_range);
     picture.title = Some(format!("{} after impact", clock(time)));
     let minute = minute.round() as u64;
-    let mut views = vec![("global".to_string(), View::whole(swe.grid()))];
+    let mut views = vec![];
     if let Some(region) = &config.region {
-        views.push((region.name.clone(), View::of(swe, region)?));
+        views.push((
+            region.name.clone(),
+            View::of(swe, region)?.apply(swe, &picture),
+        ));
     }
+    views.insert(0, ("global".to_string(), picture));
     let mut files = vec![];
-    for (name, view) in views {
+    for (name, picture) in views {
         let path = config.out.join(format!("eta_{name}_t{minute:05}min.png"));
-        output::write_atomic(
-            &path,
-            &output::png_bytes(&view.apply(swe, picture.clone()))?,
-        )?;
+        output::write_atomic(&path, &output::png_bytes(&picture)?)?;
         files.push(path);
     }
     Ok(files)
@@ -369,7 +361,7 @@ fn write_outputs(
 ) -> Result<Vec<PathBuf>> {
     let swe = &*config.swe;
     let grid = swe.grid();
-    let base = swe.picture(2, &GlobalField::from_fn(grid.x, grid.y, |_, _| 0.0));
+    let (land, axes) = (swe.land_shading(), swe.axes(UVec2::ZERO, grid));
     let finite_max = |f: &GlobalField| {
         f.data
             .iter()
@@ -401,17 +393,15 @@ fn write_outputs(
             label: label.into(),
             palette: Palette::Sequential,
             range,
+            land: Some(land.clone()),
             title: Some(format!(
                 "{label}, {} after impact",
                 clock(config.hours * 3600.0)
             )),
-            ..base.clone()
+            axes: Some(axes.clone()),
         };
         let path = config.out.join(format!("{name}.png"));
-        output::write_atomic(
-            &path,
-            &output::png_bytes(&View::whole(grid).apply(swe, picture))?,
-        )?;
+        output::write_atomic(&path, &output::png_bytes(&picture)?)?;
         files.push(path);
     }
     for (name, text) in [

@@ -55,8 +55,6 @@ impl CostModel {
 
 /// Most state fields of any kernel.
 pub const MAX_FIELDS: usize = 4;
-/// Largest window side `w + 1` of any stage.
-pub const MAX_WINDOW: usize = 3;
 
 /// A 3 x 3 neighbourhood: rows below, middle and above; each row is left, centre, right.
 pub type Neighbourhood = [[f32; 3]; 3];

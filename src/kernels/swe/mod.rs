@@ -565,6 +565,19 @@ impl Swe {
         }
     }
 
+    /// Grey level of every land centre (lighter with height), `None` on water.
+    pub fn land_shading(&self) -> Vec<Option<f32>> {
+        let UVec2 { x: nx, y: ny } = self.grid;
+        (0..ny)
+            .flat_map(|y| (0..nx).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                let height = self.bed(x, y) as f64 - self.sea_level;
+                (!self.is_wet(x, y))
+                    .then_some((0.45 + 0.4 * (height / 4000.0).clamp(0.0, 1.0)) as f32)
+            })
+            .collect()
+    }
+
     /// Area of a cell of row `y` in m^2: `a^2 cos^2(lat) dlam dy`.
     pub fn cell_area(&self, y: u32) -> f64 {
         EARTH_RADIUS.powi(2) * self.area_weight(y) * self.mercator.dlam() * self.mercator.dy
@@ -750,13 +763,7 @@ impl Kernel for Swe {
         sizes.sort_by(f32::total_cmp);
         let extreme = sizes.get(sizes.len() * 99 / 100).copied().unwrap_or(0.0);
         let extreme = if extreme > 0.0 { extreme } else { 1.0 };
-        let land = (0..ny)
-            .flat_map(|y| (0..nx).map(move |x| (x, y)))
-            .map(|(x, y)| {
-                let height = self.bed(x, y) as f64 - self.sea_level;
-                (!wet(x, y)).then_some((0.45 + 0.4 * (height / 4000.0).clamp(0.0, 1.0)) as f32)
-            })
-            .collect();
+        let land = self.land_shading();
         Picture {
             values,
             label: ["u (m/s)", "v (m/s)", "eta (m)"][field].into(),
