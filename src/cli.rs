@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
 use crate::commands::bench::BenchConfig;
 use crate::commands::predict::PredictCommand;
-use crate::commands::reproduce::ReproduceConfig;
+use crate::commands::reproduce::{ReproduceConfig, TABLE5_SIZES};
 use crate::commands::run::RunConfig;
 use crate::commands::tsunami::{self, Region, TsunamiConfig};
 use crate::engine::{EngineKind, EngineRequest};
@@ -429,9 +429,16 @@ pub struct ReproduceArgs {
     /// refused; a folder another run is writing is always refused)
     #[arg(long)]
     pub force: bool,
-    /// PEs per wafer: cs3 (744x1116, the paper's; a few minutes on 2 cores), square, or WxH
-    #[arg(long, default_value = "cs3")]
+    /// PEs per wafer: paper (both node sizes of the paper's Table 5, 744x1116 and 720x720;
+    /// about 20 minutes on 2 cores), cs3 (744x1116), square (720x720), WxH, or a comma list;
+    /// the report says which size each paper figure matches
+    #[arg(long, default_value = "paper")]
     pub pes: String,
+    /// Most extra latency of one link in microseconds (each link draws its own, uniform from
+    /// 0); above 0, Figure 7 also simulates every cluster in full on wafers an eighth of the
+    /// first size along each side
+    #[arg(long, value_name = "US", default_value_t = 0.0)]
+    pub link_jitter: f64,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -439,20 +446,35 @@ pub struct ReproduceArgs {
 impl ReproduceArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<ReproduceConfig> {
-        let pes = parse_node(&self.pes)?;
-        ClusterShape {
-            wafers_x: 1,
-            wafers_y: 1,
-            pes_x: pes.0,
-            pes_y: pes.1,
-            n: 1,
-            p: 1,
+        let sizes = match self.pes.as_str() {
+            "paper" => TABLE5_SIZES.to_vec(),
+            list => list
+                .split(',')
+                .map(|s| parse_node(s.trim()))
+                .collect::<Result<Vec<_>>>()?,
+        };
+        for &(pes_x, pes_y) in &sizes {
+            ClusterShape {
+                wafers_x: 1,
+                wafers_y: 1,
+                pes_x,
+                pes_y,
+                n: 1,
+                p: 1,
+            }
+            .validate()?;
         }
-        .validate()?;
+        if !(self.link_jitter.is_finite() && (0.0..=1e6).contains(&self.link_jitter)) {
+            return Err(invalid!(
+                "link-jitter = {} us: allowed 0 to 1e6 us",
+                self.link_jitter
+            ));
+        }
         Ok(ReproduceConfig {
             out: self.out.clone(),
-            pes,
+            sizes,
             force: self.force,
+            link_jitter_s: self.link_jitter * 1e-6,
         })
     }
 }

@@ -94,7 +94,8 @@ fn dispatch(command: Command) -> Result<()> {
                 serde_json::json!({
                     "command": "reproduce",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "pes": [config.pes.0, config.pes.1],
+                    "pes": config.sizes.iter().map(|s| [s.0, s.1]).collect::<Vec<_>>(),
+                    "link_jitter_s": config.link_jitter_s,
                     "out": config.out,
                     "files": files,
                 })

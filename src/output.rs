@@ -403,59 +403,16 @@ impl Picture {
     }
 }
 
-/// 3 x 5 pixel glyphs, one row of three bits per entry, top row first. Letters are capitals
-/// (text is drawn upper-cased).
-fn glyph(c: char) -> [u8; 5] {
-    match c.to_ascii_uppercase() {
-        '0' => [7, 5, 5, 5, 7],
-        '1' => [2, 6, 2, 2, 7],
-        '2' => [7, 1, 7, 4, 7],
-        '3' => [7, 1, 7, 1, 7],
-        '4' => [5, 5, 7, 1, 1],
-        '5' => [7, 4, 7, 1, 7],
-        '6' => [7, 4, 7, 5, 7],
-        '7' => [7, 1, 1, 1, 1],
-        '8' => [7, 5, 7, 5, 7],
-        '9' => [7, 5, 7, 1, 7],
-        '.' => [0, 0, 0, 0, 2],
-        '-' => [0, 0, 7, 0, 0],
-        '+' => [0, 2, 7, 2, 0],
-        'A' => [2, 5, 7, 5, 5],
-        'B' => [6, 5, 6, 5, 6],
-        'C' => [3, 4, 4, 4, 3],
-        'D' => [6, 5, 5, 5, 6],
-        'E' => [7, 4, 6, 4, 7],
-        'F' => [7, 4, 6, 4, 4],
-        'G' => [3, 4, 5, 5, 3],
-        'H' => [5, 5, 7, 5, 5],
-        'I' => [7, 2, 2, 2, 7],
-        'J' => [1, 1, 1, 5, 2],
-        'K' => [5, 5, 6, 5, 5],
-        'L' => [4, 4, 4, 4, 7],
-        'M' => [5, 7, 7, 5, 5],
-        'N' => [6, 5, 5, 5, 5],
-        'O' => [2, 5, 5, 5, 2],
-        'P' => [6, 5, 6, 4, 4],
-        'Q' => [2, 5, 5, 6, 3],
-        'R' => [6, 5, 6, 5, 5],
-        'S' => [3, 4, 2, 1, 6],
-        'T' => [7, 2, 2, 2, 2],
-        'U' => [5, 5, 5, 5, 7],
-        'V' => [5, 5, 5, 5, 2],
-        'W' => [5, 5, 7, 7, 5],
-        'X' => [5, 5, 2, 5, 5],
-        'Y' => [5, 5, 2, 2, 2],
-        'Z' => [7, 1, 2, 4, 7],
-        '/' => [1, 1, 2, 4, 4],
-        '(' => [2, 4, 4, 4, 2],
-        ')' => [2, 1, 1, 1, 2],
-        ':' => [0, 2, 0, 2, 0],
-        '%' => [5, 1, 2, 4, 5],
-        '=' => [0, 7, 0, 7, 0],
-        ',' => [0, 0, 0, 2, 4],
-        '^' => [2, 5, 0, 0, 0],
-        _ => [0; 5],
-    }
+/// The typeface of every picture and figure: DejaVu Sans, shipped in `assets/fonts` with its
+/// licence.
+static FONT: std::sync::LazyLock<ab_glyph::FontRef<'static>> = std::sync::LazyLock::new(|| {
+    ab_glyph::FontRef::try_from_slice(include_bytes!("../assets/fonts/DejaVuSans.ttf"))
+        .expect("the shipped font parses")
+});
+
+/// Pixel height of the font at text scale `s`: capitals are about `5 s` pixels tall.
+fn font_scale(s: usize) -> ab_glyph::PxScale {
+    ab_glyph::PxScale::from(7.0 * s as f32)
 }
 
 /// An RGB canvas.
@@ -502,21 +459,48 @@ impl Canvas {
         Ok(bytes)
     }
 
-    /// Width in pixels of `text` at scale `s`.
-    pub fn text_width(s: usize, text: &str) -> usize {
-        text.chars().count() * 4 * s
+    /// Blends `c` over the pixel at `(x, y)` with opacity `alpha`.
+    fn blend(&mut self, x: usize, y: usize, c: [u8; 3], alpha: f32) {
+        if x < self.width && y < self.height {
+            let k = (y * self.width + x) * 3;
+            for (old, new) in self.rgb[k..k + 3].iter_mut().zip(c) {
+                *old = (*old as f32 * (1.0 - alpha) + new as f32 * alpha).round() as u8;
+            }
+        }
     }
 
-    /// Text with 3 x 5 glyphs scaled by `s`, top-left at `(x, y)`.
+    /// Width in pixels of `text` at scale `s`.
+    pub fn text_width(s: usize, text: &str) -> usize {
+        use ab_glyph::{Font, ScaleFont};
+        let font = FONT.as_scaled(font_scale(s));
+        let width: f32 = text.chars().map(|c| font.h_advance(font.glyph_id(c))).sum();
+        width.ceil() as usize
+    }
+
+    /// Anti-aliased text at scale `s` (capitals about `5 s` pixels tall), top of the capitals
+    /// at `(x, y)`.
     pub fn text(&mut self, x: usize, y: usize, s: usize, text: &str) {
-        for (k, c) in text.chars().enumerate() {
-            for (row, bits) in glyph(c).iter().enumerate() {
-                for col in 0..3 {
-                    if bits >> (2 - col) & 1 == 1 {
-                        self.rect(x + (k * 4 + col) * s, y + row * s, s, s, [0, 0, 0]);
-                    }
-                }
+        use ab_glyph::{Font, ScaleFont};
+        let scale = font_scale(s);
+        let font = FONT.as_scaled(scale);
+        let mut caret = ab_glyph::point(x as f32, (y + 5 * s) as f32);
+        let mut previous = None;
+        for c in text.chars() {
+            let id = font.glyph_id(c);
+            if let Some(previous) = previous {
+                caret.x += font.kern(previous, id);
             }
+            previous = Some(id);
+            if let Some(outline) = FONT.outline_glyph(id.with_scale_and_position(scale, caret)) {
+                let origin = outline.px_bounds().min;
+                outline.draw(|gx, gy, alpha| {
+                    let (px, py) = (origin.x as i64 + gx as i64, origin.y as i64 + gy as i64);
+                    if px >= 0 && py >= 0 {
+                        self.blend(px as usize, py as usize, [0, 0, 0], alpha);
+                    }
+                });
+            }
+            caret.x += font.h_advance(id);
         }
     }
 }
@@ -540,7 +524,11 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
     let (fw, fh) = (nx.div_ceil(down) * up, ny.div_ceil(down) * up);
     let (lo, hi) = picture.range;
     let labels = [hi, (lo + hi) / 2.0, lo].map(|v| format!("{v:.3e}"));
-    let text_w = labels.iter().map(|l| l.len()).max().unwrap_or(0) * 8;
+    let text_w = labels
+        .iter()
+        .map(|l| Canvas::text_width(2, l))
+        .max()
+        .unwrap_or(0);
     let (margin, bar_w, line_h) = (10, 20, 16);
     let axes = picture.axes.clone().unwrap_or_default();
     let y_label_w = axes.y.iter().map(|(_, l)| Canvas::text_width(2, l)).max();

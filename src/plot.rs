@@ -1,5 +1,5 @@
 //! Line plots as PNG: labelled axes (linear or logarithmic), several series with a legend,
-//! and vertical markers. Small and dependency-free, for the `reproduce` report.
+//! and vertical markers, for the `reproduce` report and `sweep plot`.
 
 use crate::output::Canvas;
 use crate::Result;
@@ -181,7 +181,8 @@ impl Plot {
             }
             canvas.text(xp + 4, TOP + 4, TEXT, text);
         }
-        for (k, series) in self.series.iter().enumerate() {
+        // The first series are drawn last, on top: the model above its bounds.
+        for (k, series) in self.series.iter().enumerate().rev() {
             let c = COLOURS[k % COLOURS.len()];
             let visible: Vec<(f64, f64)> = series
                 .points

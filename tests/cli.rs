@@ -496,6 +496,37 @@ fn a_cluster_run_prints_and_writes_link_statistics() {
     std::fs::remove_dir_all(&json).unwrap();
 }
 
+/// `--check` opens its reference engine before any work: one that does not fit is refused
+/// with exit 2 and no output folder (the global grid fits, the padded wafer SRAM does not).
+#[test]
+fn a_check_that_does_not_fit_is_refused_before_any_file() {
+    let Some(ctx) = common::gpu() else { return };
+    if ctx.adapter.max_binding_bytes() >= 145 << 20 {
+        eprintln!("SKIPPED: this adapter's storage bindings hold the 2048x2048 wafer");
+        return;
+    }
+    let out = scratch("check-too-large");
+    assert_rejected(
+        &[
+            "run",
+            "heat5",
+            "--engine",
+            "global",
+            "--check",
+            "--pes",
+            "2048x2048",
+            "--n",
+            "1",
+            "--steps",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["needs 145 MiB per field", "per storage binding"],
+    );
+    assert!(!out.exists());
+}
+
 #[test]
 fn a_cluster_that_cannot_progress_is_rejected_with_the_wafer_link_and_step() {
     let Some(_) = common::gpu() else { return };
@@ -588,7 +619,7 @@ fn bench_reports_every_variant_with_ratios() {
 fn predict_rejects_bad_parameters() {
     assert_rejected(
         &["predict", "--pes", "cs4"],
-        &["unknown node preset 'cs4'", "744x1116"],
+        &["unknown node size 'cs4'", "744x1116"],
     );
     assert_rejected(
         &["predict", "--set", "link_latency_us=-1"],
@@ -650,7 +681,9 @@ fn reproduce_writes_tables_figures_and_report() {
     succeeds(&[
         "reproduce",
         "--pes",
-        "24x36",
+        "24x36,16x16",
+        "--link-jitter",
+        "3",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -677,14 +710,32 @@ fn reproduce_writes_tables_figures_and_report() {
         "## Figure 9",
         "## Table 2",
         "## Headline",
+        "## Which node size each figure matches",
+        "| Figure 8: compute/I-O crossover, points per core | 2.56e2 |",
+        "**Reduced wafer size:** 24x36, 16x16",
+        "exactly 100 %, by construction",
+        "### Figure 7 with link jitter: simulated",
+        "wafers of 3x5 PEs",
     ] {
         assert!(report.contains(needle), "report lacks {needle}");
     }
+    let figure8 = std::fs::read_to_string(dir.join("figure8.csv")).unwrap();
+    assert!(figure8.contains("\n24x36,") && figure8.contains("\n16x16,"));
     let table6 = std::fs::read_to_string(dir.join("table6.csv")).unwrap();
     assert!(table6.contains("heat5,64,27869.48"), "{table6}");
     assert_rejected(
         &["reproduce", "--pes", "0x3", "--out", dir.to_str().unwrap()],
         &["PEs along x = 0"],
+    );
+    assert_rejected(
+        &[
+            "reproduce",
+            "--link-jitter",
+            "-1",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &["link-jitter = -1 us", "allowed 0 to 1e6"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -874,7 +925,7 @@ fn every_command_writes_json_with_its_parameters() {
         "--json",
         "-",
     ]);
-    assert_eq!(reproduce["pes"][0], 24);
+    assert_eq!(reproduce["pes"][0][0], 24);
     assert!(reproduce["files"].as_array().unwrap().len() > 5);
     std::fs::remove_dir_all(&dir).unwrap();
     let dir = scratch("json-tsunami");

@@ -232,6 +232,17 @@ pub fn run(
         problem,
         &config.engine.placement,
     )?;
+    // The check's engine is opened now, so that one that does not fit is refused before any
+    // work or file; both are held at the end anyway, to compare their states.
+    let reference = match config.check {
+        true => Some(engine::simulator(
+            config.engine_kind.other(),
+            ctx.as_ref(),
+            problem,
+            &config.engine.placement,
+        )?),
+        false => None,
+    };
     let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
@@ -282,15 +293,9 @@ pub fn run(
         stepping += started.elapsed();
         on_progress(sim.step() + offset, config.steps);
     };
-    let check = match config.check {
-        true => Some(check_against(
-            config.engine_kind.other(),
-            ctx.as_ref(),
-            (problem, &config.engine.placement, config.steps - offset),
-            &state,
-        )?),
-        false => None,
-    };
+    let check = reference
+        .map(|reference| check_against(reference, config.steps - offset, &state))
+        .transpose()?;
     let report = RunReport {
         problem: problem.clone(),
         steps: config.steps - offset,
@@ -311,12 +316,10 @@ pub fn run(
 
 /// Runs the same problem on the other engine and counts the points whose bits differ.
 fn check_against(
-    kind: EngineKind,
-    ctx: Option<&std::sync::Arc<crate::gpu::GpuContext>>,
-    (problem, placement, steps): (&Problem, &crate::gpu::Placement, u64),
+    mut reference: Box<dyn crate::model::Simulator>,
+    steps: u64,
     state: &[GlobalField],
 ) -> Result<CheckResult> {
-    let mut reference = engine::simulator(kind, ctx, problem, placement)?;
     reference.advance(steps)?;
     let other = reference.state()?;
     let differing_points = state

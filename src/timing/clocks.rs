@@ -116,6 +116,8 @@ pub struct Costs {
     /// Steps between exchanges (1 but for overlapping ghosts).
     pub exchange_every: u32,
     pub capacity: u32,
+    /// Most extra latency of one package.
+    pub jitter: u64,
 }
 
 impl Costs {
@@ -157,6 +159,7 @@ impl Costs {
             serialise_v: ticks(shape.pes_x as f64 * words_v * 32.0 / bits_per_cycle),
             exchange_every,
             capacity: params.link_capacity,
+            jitter: ticks(params.link_jitter_s * cycles_per_s),
         }
     }
 }
@@ -214,6 +217,7 @@ impl ClusterClocks {
             costs.interior + costs.edge,
             costs.latency_h,
             costs.latency_v,
+            costs.jitter,
             costs.serialise_h,
             costs.serialise_v,
         ];
@@ -237,6 +241,7 @@ impl ClusterClocks {
                     true => (costs.latency_h, costs.serialise_h),
                     false => (costs.latency_v, costs.serialise_v),
                 };
+                let latency = latency + jitter_of(costs.jitter, from, direction);
                 let (free_at, arrivals) = (vec![0; strips], vec![0; strips]);
                 Link {
                     from,
@@ -410,6 +415,21 @@ fn send(shape: &ClusterShape, costs: &Costs, clocks: &[u64], link: &mut Link) {
         link.arrivals[k] = link.free_at[k] + link.latency;
     }
     link.sent += 1;
+}
+
+/// The extra latency, up to `jitter`, of the link leaving wafer `from` in `direction`: a hash
+/// of the two (SplitMix64), so every run draws the same, and a larger cluster keeps the
+/// draws of the links it shares with a smaller one.
+fn jitter_of(jitter: u64, from: usize, direction: Direction) -> u64 {
+    if jitter == 0 {
+        return 0;
+    }
+    let mut z = (from as u64) << 2 ^ direction as u64;
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    ((z >> 11) as f64 / (1u64 << 53) as f64 * (jitter + 1) as f64) as u64
 }
 
 /// Records when each receiver of `link` finished the step that consumed its last package.

@@ -63,6 +63,11 @@ impl GpuClocks {
             };
             (l.latency, l.serialise) == expected
         });
+        if costs.jitter > 0 {
+            return Err(crate::invalid!(
+                "link_jitter_us > 0 runs on the CPU clocks only: allowed --device cpu, or link_jitter_us = 0"
+            ));
+        }
         if start.step != 0 || !uniform_links {
             return Err(crate::invalid!(
                 "the GPU clocks start from a fresh model (step 0, links as the parameters say)"

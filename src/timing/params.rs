@@ -50,7 +50,7 @@ pub fn node_preset(name: &str) -> Result<(u32, u32)> {
         "cs3" | "744x1116" => Ok((744, 1116)),
         "square" | "720x720" => Ok((720, 720)),
         _ => Err(invalid!(
-            "unknown node preset '{name}': allowed cs3 (744x1116), square (720x720)"
+            "unknown node size '{name}': allowed cs3 (744x1116), square (720x720) or WxH"
         )),
     }
 }
@@ -68,6 +68,9 @@ pub struct TimingParams {
     pub hop_latency_s: f64,
     /// Latency of an inter-wafer link (ethernet and switch), in seconds.
     pub link_latency_s: f64,
+    /// Most extra latency of one link (its cables and switches), in seconds: each link
+    /// draws its own from `[0, jitter]`, the same in every run.
+    pub link_jitter_s: f64,
     /// Bandwidth of one wafer side in one direction, bits per second.
     pub link_bandwidth_bps: f64,
     /// Packages a link holds before its sender stalls.
@@ -88,6 +91,7 @@ impl TimingParams {
             peak_flops_per_cycle: 2.0,
             hop_latency_s: 1.5e-9,
             link_latency_s: 10e-6,
+            link_jitter_s: 0.0,
             link_bandwidth_bps: 300e9,
             link_capacity: 64,
             node_power_w: 23e3,
@@ -111,6 +115,7 @@ impl TimingParams {
             "peak_flops_per_cycle" => self.peak_flops_per_cycle = number()?,
             "hop_latency_ns" => self.hop_latency_s = number()? * 1e-9,
             "link_latency_us" => self.link_latency_s = number()? * 1e-6,
+            "link_jitter_us" => self.link_jitter_s = number()? * 1e-6,
             "link_bandwidth_gbps" => self.link_bandwidth_bps = number()? * 1e9,
             "link_capacity" => {
                 let v = number()?;
@@ -171,6 +176,7 @@ impl TimingParams {
             ("a2", self.cost.a2),
             ("hop_latency_ns", self.hop_latency_s * 1e9),
             ("link_latency_us", self.link_latency_s * 1e6),
+            ("link_jitter_us", self.link_jitter_s * 1e6),
         ];
         for (name, v) in non_negative {
             if !(v.is_finite() && v >= 0.0) {
@@ -204,7 +210,7 @@ impl TimingParams {
 }
 
 /// Names accepted by [`TimingParams::set`].
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "a0",
     "a1",
     "a2",
@@ -212,6 +218,7 @@ pub const KEYS: [&str; 11] = [
     "peak_flops_per_cycle",
     "hop_latency_ns",
     "link_latency_us",
+    "link_jitter_us",
     "link_bandwidth_gbps",
     "link_capacity",
     "node_power_kw",

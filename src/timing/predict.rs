@@ -15,6 +15,9 @@ use crate::Result;
 /// wave has crossed the wafer within it, and a whole number of exchanges.
 const MIN_WINDOW: u64 = 64;
 
+/// Relative change of the mean rate between two windows that counts as steady under jitter.
+const JITTER_TOLERANCE: f64 = 1e-4;
+
 fn window(shape: &ClusterShape, exchange_every: u32) -> u64 {
     let span = MIN_WINDOW.max(shape.pes_x.max(shape.pes_y) as u64);
     span.div_ceil(exchange_every as u64) * exchange_every as u64
@@ -179,7 +182,11 @@ fn run_model(
         ),
     };
     let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
-    let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None, false);
+    let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None::<f64>, false);
+    // With jitter the links differ and the steady state can repeat over several windows:
+    // measure the mean rate from the end of the first window on, until two windows in a row
+    // move it by less than JITTER_TOLERANCE.
+    let mut measured_from: Option<(u64, u64)> = None;
     while steps < config.max_steps {
         let window = full_window.min(config.max_steps - steps);
         match &mut sampler {
@@ -199,13 +206,28 @@ fn run_model(
         }
         progress(steps, config.max_steps);
         let max = clocks.clocks()?.into_iter().max().unwrap_or(0);
-        let rate = (max - last_max) as f64 / window as f64;
+        let rate = match (costs.jitter, measured_from) {
+            (0, _) | (_, None) => (max - last_max) as f64 / window as f64,
+            (_, Some((from_steps, from_max))) => {
+                (max - from_max) as f64 / (steps - from_steps) as f64
+            }
+        };
         last_max = max;
-        if last_rate == Some(rate) && window == full_window {
+        let agrees = match (costs.jitter, last_rate, measured_from) {
+            (0, Some(last), _) => last == rate,
+            (_, Some(last), Some((from, _))) => {
+                steps - from > full_window && (last - rate).abs() <= JITTER_TOLERANCE * rate
+            }
+            _ => false,
+        };
+        last_rate = Some(rate);
+        if agrees && window == full_window {
             steady = true;
             break;
         }
-        last_rate = Some(rate);
+        if costs.jitter > 0 && measured_from.is_none() {
+            measured_from = Some((steps, max));
+        }
     }
     let p = &config.params;
     let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
@@ -370,6 +392,7 @@ impl Prediction {
                 "peak_flops_per_cycle": p.peak_flops_per_cycle,
                 "hop_latency_s": p.hop_latency_s,
                 "link_latency_s": p.link_latency_s,
+                "link_jitter_s": p.link_jitter_s,
                 "link_bandwidth_bps": p.link_bandwidth_bps,
                 "link_capacity": p.link_capacity,
                 "node_power_w": p.node_power_w,
