@@ -607,7 +607,7 @@ impl ClusterArgs {
         let placement = Placement {
             devices: self.devices,
             timeout: Duration::from_secs_f64(self.link_timeout),
-            jitter: None,
+            ..Placement::default()
         };
         placement.validate(&cluster)?;
         Ok((cluster, links, placement))

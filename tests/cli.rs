@@ -522,7 +522,10 @@ fn a_check_that_does_not_fit_is_refused_before_any_file() {
             "--out",
             out.to_str().unwrap(),
         ],
-        &["needs 145 MiB per field", "per storage binding"],
+        &[
+            "needs 145 MiB per field",
+            "allows 128 MiB per storage binding",
+        ],
     );
     assert!(!out.exists());
 }

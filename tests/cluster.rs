@@ -184,6 +184,57 @@ fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
     }
 }
 
+/// State beyond one storage binding: with each SRAM buffer limited to one or two wafers, the
+/// wafers of a device are split over several buffers (banks); every kernel, with link delays,
+/// on one and two devices, equals the unsplit run bit for bit.
+#[test]
+fn state_split_over_several_bindings_equals_the_unsplit_run() {
+    let Some(ctx) = common::gpu() else { return };
+    for kernel in KernelKind::ALL {
+        let problem = match kernel {
+            KernelKind::Swe => common::swe_problem((3, 2), (3, 2), 2, 4),
+            heat => common::cluster_problem(heat, (3, 2), (3, 2), 2, 4),
+        }
+        .with_links(LinkConfig::uniform(2, 3))
+        .unwrap();
+        let fields = problem.spec().fields.len() as u64;
+        let sram_cells = problem.cluster.wafer.sram_cells();
+        for devices in [1, 2] {
+            for per_bank in [1u64, 2] {
+                let split = Placement {
+                    devices,
+                    max_binding: Some((per_bank * sram_cells + 16) * fields * 4),
+                    ..Placement::default()
+                };
+                let mut banked = GpuCluster::new(ctx.clone(), &problem, &split).unwrap();
+                let per_device = 6 / devices as u64;
+                let expected = devices as u64 * per_device.div_ceil(per_bank);
+                assert_eq!(banked.banks() as u64, expected);
+                let mut whole = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
+                assert_eq!(whole.banks(), 1);
+                let what = format!(
+                    "{} on {devices} devices, {per_bank} wafers per buffer",
+                    kernel.name()
+                );
+                assert_same_bits(&mut banked, &mut whole, &[0, 3, 7], &what);
+            }
+        }
+    }
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (3, 2), 2, 4);
+    let tiny = Placement {
+        max_binding: Some(64),
+        ..Placement::default()
+    };
+    let err = GpuCluster::new(ctx, &problem, &tiny)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("a wafer of 3x2 PEs") && err.contains("per storage binding"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_link_of_capacity_zero_fails_naming_wafer_link_and_step() {
     let Some(ctx) = common::gpu() else { return };
@@ -225,6 +276,7 @@ fn a_hung_device_is_reported_within_the_time_limit() {
         devices: 2,
         timeout: Duration::from_millis(30),
         jitter: Some((5, Duration::from_millis(400))),
+        ..Placement::default()
     };
     let mut cluster = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
     let started = std::time::Instant::now();

@@ -27,6 +27,9 @@ pub struct Placement {
     /// Random sleeps of up to this long before each phase, per device thread (shakes the
     /// threads' timing in tests; `None` in normal runs).
     pub jitter: Option<(u64, Duration)>,
+    /// Most bytes one SRAM buffer may hold, below the adapter's storage-binding limit
+    /// (`None`: that limit). Wafers beyond it go to further buffers (banks).
+    pub max_binding: Option<u64>,
 }
 
 impl Default for Placement {
@@ -35,6 +38,7 @@ impl Default for Placement {
             devices: 1,
             timeout: Duration::from_secs(60),
             jitter: None,
+            max_binding: None,
         }
     }
 }
@@ -492,7 +496,11 @@ impl GpuCluster {
             let sends = wafers
                 .iter()
                 .any(|&k| Direction::ALL.iter().any(|&dir| crosses(k, dir)));
-            let shard = Shard::new(ctx, problem, wafers, ring)?;
+            let max_binding = ctx
+                .adapter
+                .max_binding_bytes()
+                .min(placement.max_binding.unwrap_or(u64::MAX));
+            let shard = Shard::new(ctx, problem, wafers, ring, max_binding)?;
             runners.push(DeviceRunner {
                 device,
                 split: sends && shard.has_interior(),
@@ -548,6 +556,11 @@ impl GpuCluster {
             sram.extend(runner.shard.sram(self.step())?.swap_remove(0));
         }
         Ok(sram)
+    }
+
+    /// SRAM buffers per slot over all devices: one per bank of wafers that fits a binding.
+    pub fn banks(&self) -> usize {
+        self.runners.iter().map(|r| r.shard.banks()).sum()
     }
 
     /// The raw ring buffers of the links in direction `dir` on device 0.

@@ -41,16 +41,29 @@ fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
     ]
 }
 
-/// One pipeline with its bind groups by remap (modulo `2 * stages`, where the SRAM slots
-/// repeat) and its threads per wafer.
+/// One pipeline, its threads per wafer, and for each bank its bind groups by remap (modulo
+/// `2 * stages`, where the SRAM slots repeat) and its dispatch table's group.
 struct Kernel {
     pipeline: Pipeline,
-    /// `None` for the remaps this pipeline never runs (another stage's).
-    groups: Vec<Option<wgpu::BindGroup>>,
-    dispatch_group: wgpu::BindGroup,
+    /// Per bank: `None` for the remaps this pipeline never runs (another stage's).
+    groups: Vec<Vec<Option<wgpu::BindGroup>>>,
+    dispatch_groups: Vec<wgpu::BindGroup>,
     /// Invocations per wafer, or per PE of the dispatch's rectangle when `per_pe`.
     threads: u64,
     per_pe: bool,
+}
+
+/// A run of the device's wafers whose SRAM slots share one buffer each: as many as one
+/// storage binding holds. Links are shared by all banks.
+struct Bank {
+    /// Local index of the bank's first wafer; `count` wafers.
+    first: usize,
+    count: usize,
+    /// Cells of one field's plane in each of the bank's SRAM slots.
+    plane: u64,
+    /// The SRAM slots ([`StageSlots`]), each with `fields` planes.
+    sram: Vec<wgpu::Buffer>,
+    ranges: Ranges,
 }
 
 /// The PE rectangles of the dispatch table, by index (see [`rectangles`]).
@@ -71,10 +84,8 @@ pub struct Shard {
     stages: usize,
     /// State fields: planes of every SRAM slot and package.
     fields: usize,
-    /// Cells of one field's plane in an SRAM slot.
-    plane: u64,
-    /// The SRAM slots ([`StageSlots`]), each with `fields` planes.
-    sram: Vec<wgpu::Buffer>,
+    /// The wafers' SRAM, split into banks that each fit one storage binding.
+    banks: Vec<Bank>,
     /// Ring buffers of every link of the cluster, by direction, then sending wafer.
     links: [wgpu::Buffer; 2],
     pack_up: Kernel,
@@ -84,16 +95,36 @@ pub struct Shard {
     compute: Vec<Kernel>,
     /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
     dispatch_stride: u64,
-    ranges: Ranges,
     rects: [[u32; 4]; 4],
 }
 
-/// The buffers the kernels bind, by the names the shaders give them.
+/// The buffers the kernels bind for one bank, by the names the shaders give them.
 struct Resources<'a> {
     named: Vec<(&'static str, wgpu::Buffer)>,
     dispatches: wgpu::Buffer,
     sram: &'a [wgpu::Buffer],
     links: &'a [wgpu::Buffer; 2],
+}
+
+/// Wafers per bank: as many as one storage binding of `max_bytes` on `adapter` holds, each
+/// wafer's `fields` planes of `sram_cells` plus the spare tail; an error when not even one
+/// does.
+fn wafers_per_bank(
+    (what, adapter): (&str, &str),
+    sram_cells: u64,
+    fields: usize,
+    max_bytes: u64,
+) -> Result<usize> {
+    let cells = max_bytes / 4 / fields as u64;
+    let most = cells.saturating_sub(SRAM_TAIL as u64) / sram_cells;
+    if most == 0 {
+        return Err(crate::Error::TooLarge(format!(
+            "{what} needs {} MiB per field, but {adapter} allows {} MiB per storage binding: use fewer PEs or a smaller n",
+            ((sram_cells + SRAM_TAIL as u64) * fields as u64 * 4).div_ceil(1 << 20),
+            max_bytes >> 20
+        )));
+    }
+    Ok(most.min(usize::MAX as u64) as usize)
 }
 
 impl Resources<'_> {
@@ -122,28 +153,40 @@ impl Shard {
         problem: &Problem,
         wafers: Vec<usize>,
         ring: u32,
+        max_binding: u64,
     ) -> Result<Self> {
         let (c, spec) = (problem.cluster, problem.spec());
         let g = c.wafer;
         let (fields, stages) = (spec.fields.len(), spec.stages.len());
-        let plane = c.wafer.sram_cells() * wafers.len() as u64 + SRAM_TAIL as u64;
         let what = format!(
-            "{} wafers of {}x{} PEs with n = {} and {fields} field(s)",
-            wafers.len(),
-            g.pes_x,
-            g.pes_y,
-            g.n
+            "a wafer of {}x{} PEs with n = {} and {fields} field(s)",
+            g.pes_x, g.pes_y, g.n
         );
-        ctx.check_binding(&what, plane * fields as u64 * 4)?;
-        let mut initial = vec![];
-        for field in problem.initial_state() {
-            initial.extend(c.scatter(&field, &wafers)?);
-            initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
-        }
-        let sram = (0..StageSlots::count(stages))
-            .map(|slot| ctx.storage_buffer(&format!("sram slot {slot}"), &initial))
+        let adapter = &ctx.adapter.info.name;
+        let per_bank = wafers_per_bank((&what, adapter), g.sram_cells(), fields, max_binding)?;
+        let state = problem.initial_state();
+        let banks = (0..wafers.len())
+            .step_by(per_bank)
+            .map(|first| {
+                let mine = &wafers[first..(first + per_bank).min(wafers.len())];
+                let mut initial = vec![];
+                for field in &state {
+                    initial.extend(c.scatter(field, mine)?);
+                    initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
+                }
+                let sram = (0..StageSlots::count(stages))
+                    .map(|slot| ctx.storage_buffer(&format!("sram slot {slot}"), &initial))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Bank {
+                    first,
+                    count: mine.len(),
+                    plane: g.sram_cells() * mine.len() as u64 + SRAM_TAIL as u64,
+                    sram,
+                    ranges: Ranges::new(mine.len()),
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
-        drop(initial);
+        drop(state);
         let link_buffer = |dir: Direction| {
             let cells = c.count() * ring as usize * c.package_cells(dir) * fields;
             let what = format!("the {} links of {} wafers", dir.name(), c.count());
@@ -154,41 +197,49 @@ impl Shard {
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g);
-        let ranges = Ranges::new(wafers.len());
-        let ids: Vec<u32> = wafers.iter().map(|&k| k as u32).collect();
         let constants = problem.kernel.constants();
         ctx.check_binding("the kernel's constant fields", constants.len() as u64 * 4)?;
-        let resources = Resources {
-            named: vec![
-                (
-                    "wafer",
-                    ctx.uniform_buffer("wafer", &WaferUniform::new(problem, plane)),
-                ),
-                (
-                    "cluster",
-                    ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
-                ),
-                (
-                    "wafer_ids",
-                    ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
-                ),
-                (
-                    "params",
-                    ctx.uniform_bytes("params", &problem.kernel.params()),
-                ),
-                ("consts", ctx.storage_buffer("constants", constants)?),
-                (
-                    "clock",
-                    ctx.storage_buffer("clock", &vec![0.0; 4 * wafers.len()])?,
-                ),
-            ],
-            dispatches: ctx.uniform_bytes(
-                "dispatches",
-                &dispatch_table(&ranges, ring, &rects, dispatch_stride),
-            ),
-            sram: &sram,
-            links: &links,
-        };
+        let consts = ctx.storage_buffer("constants", constants)?;
+        let resources = banks
+            .iter()
+            .map(|bank| {
+                let ids: Vec<u32> = wafers[bank.first..bank.first + bank.count]
+                    .iter()
+                    .map(|&k| k as u32)
+                    .collect();
+                Ok(Resources {
+                    named: vec![
+                        (
+                            "wafer",
+                            ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane)),
+                        ),
+                        (
+                            "cluster",
+                            ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
+                        ),
+                        (
+                            "wafer_ids",
+                            ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
+                        ),
+                        (
+                            "params",
+                            ctx.uniform_bytes("params", &problem.kernel.params()),
+                        ),
+                        ("consts", consts.clone()),
+                        (
+                            "clock",
+                            ctx.storage_buffer("clock", &vec![0.0; 4 * bank.count])?,
+                        ),
+                    ],
+                    dispatches: ctx.uniform_bytes(
+                        "dispatches",
+                        &dispatch_table(&bank.ranges, ring, &rects, dispatch_stride),
+                    ),
+                    sram: &bank.sram,
+                    links: &links,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let build = |label: &str, source: &str, entry: &str, threads: u64, stage: Option<usize>| {
             kernel(
                 &ctx,
@@ -217,28 +268,34 @@ impl Shard {
             })
             .collect();
         let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
-        Ok(Self {
-            pack_up: build(
+        let (pack_up, pack_right, sendrecv) = (
+            build(
                 "pack up",
                 &pack,
                 "pack_up",
                 package_threads(Direction::Up),
                 None,
             ),
-            pack_right: build(
+            build(
                 "pack right",
                 &pack,
                 "pack_right",
                 package_threads(Direction::Right),
                 None,
             ),
-            sendrecv: build(
+            build(
                 "sendrecv",
                 &shaders::cluster_sendrecv(),
                 "sendrecv",
                 (g.pe_count() * fields) as u64,
                 None,
             ),
+        );
+        drop(resources);
+        Ok(Self {
+            pack_up,
+            pack_right,
+            sendrecv,
             compute,
             ctx,
             cluster: c,
@@ -246,11 +303,9 @@ impl Shard {
             ring,
             stages,
             fields,
-            plane,
-            sram,
+            banks,
             links,
             dispatch_stride,
-            ranges,
             rects,
         })
     }
@@ -296,8 +351,8 @@ impl Shard {
         x1 > x0 && y1 > y0
     }
 
-    /// Records `kernel` over rectangle `rect` for `items`: a few dispatches per run of
-    /// consecutive wafers holding the same state, one when every wafer takes part.
+    /// Records `kernel` over rectangle `rect` for `items`: per bank, a few dispatches per
+    /// run of consecutive wafers holding the same state, one when every wafer takes part.
     fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -310,28 +365,34 @@ impl Shard {
         if items.is_empty() || pes == 0 {
             return;
         }
-        let ranges = self.ranges.cover(items);
         let per_wafer = match kernel.per_pe {
             true => kernel.threads * pes,
             false => kernel.threads,
         };
         let period = 2 * self.ring as u64;
-        let slots = kernel.groups.len() as u64;
         pass.set_pipeline(&kernel.pipeline.raw);
-        for (first, count, state) in ranges {
-            let range = self.ranges.index(first, count) as u64;
-            let entry = (range * RECTS + rect as u64) * period + state % period;
-            let group = kernel.groups[(state % slots) as usize]
-                .as_ref()
-                .expect("a stage runs only at its own remaps");
-            pass.set_bind_group(0, group, &[]);
-            pass.set_bind_group(
-                shaders::DISPATCH_GROUP,
-                &kernel.dispatch_group,
-                &[(entry * self.dispatch_stride) as u32],
-            );
-            let (x, y) = self.ctx.dispatch_size(per_wafer * count as u64);
-            pass.dispatch_workgroups(x, y, 1);
+        for (b, bank) in self.banks.iter().enumerate() {
+            let mine: Vec<(usize, u64)> = items
+                .iter()
+                .filter(|(local, _)| (bank.first..bank.first + bank.count).contains(local))
+                .map(|&(local, state)| (local - bank.first, state))
+                .collect();
+            let groups = &kernel.groups[b];
+            for (first, count, state) in bank.ranges.cover(&mine) {
+                let range = bank.ranges.index(first, count) as u64;
+                let entry = (range * RECTS + rect as u64) * period + state % period;
+                let group = groups[(state % groups.len() as u64) as usize]
+                    .as_ref()
+                    .expect("a stage runs only at its own remaps");
+                pass.set_bind_group(0, group, &[]);
+                pass.set_bind_group(
+                    shaders::DISPATCH_GROUP,
+                    &kernel.dispatch_groups[b],
+                    &[(entry * self.dispatch_stride) as u32],
+                );
+                let (x, y) = self.ctx.dispatch_size(per_wafer * count as u64);
+                pass.dispatch_workgroups(x, y, 1);
+            }
         }
     }
 
@@ -345,12 +406,20 @@ impl Shard {
 
     /// The raw SRAM of this device's wafers after `steps` whole steps, one vector per field.
     pub fn sram(&self, steps: u64) -> Result<Vec<Vec<f32>>> {
-        let all = self.ctx.read_buffer(&self.sram[StageSlots::state(steps)])?;
-        let cells = (self.cluster.wafer.sram_cells() * self.wafers.len() as u64) as usize;
-        Ok(all
-            .chunks(self.plane as usize)
-            .map(|plane| plane[..cells].to_vec())
-            .collect())
+        let mut out = vec![vec![]; self.fields];
+        for bank in &self.banks {
+            let all: Vec<f32> = self.ctx.read_buffer(&bank.sram[StageSlots::state(steps)])?;
+            let cells = (self.cluster.wafer.sram_cells() * bank.count as u64) as usize;
+            for (field, plane) in out.iter_mut().zip(all.chunks(bank.plane as usize)) {
+                field.extend_from_slice(&plane[..cells]);
+            }
+        }
+        Ok(out)
+    }
+
+    /// SRAM buffers per slot: one per bank.
+    pub fn banks(&self) -> usize {
+        self.banks.len()
     }
 
     /// Writes this device's wafers' owned cells after `steps` whole steps (the grid
@@ -372,11 +441,11 @@ impl Shard {
     }
 }
 
-/// One kernel with its bind groups: threads per wafer, or per PE of the rectangle for a
-/// compute `stage` (which binds only at that stage's remaps).
+/// One kernel with its bind groups for every bank: threads per wafer, or per PE of the
+/// rectangle for a compute `stage` (which binds only at that stage's remaps).
 fn kernel(
     ctx: &GpuContext,
-    r: &Resources,
+    banks: &[Resources],
     stages: usize,
     (label, source, entry): (&str, &str, &str),
     threads: u64,
@@ -384,27 +453,40 @@ fn kernel(
 ) -> Kernel {
     let pipeline = ctx.pipeline(label, source, entry);
     let declared = super::shaders::reflect(source);
-    let groups = (0..2 * stages as u64)
-        .map(|remap| {
-            if stage.is_some_and(|k| remap % stages as u64 != k as u64) {
-                return None;
-            }
-            let buffers: Vec<(&str, &wgpu::Buffer)> = r
-                .for_remap(stages, remap)
-                .into_iter()
-                .filter(|(name, _)| declared.iter().any(|b| b.group == 0 && b.name == *name))
-                .collect();
-            Some(ctx.bind_group(&pipeline, &buffers))
+    let groups = banks
+        .iter()
+        .map(|r| {
+            (0..2 * stages as u64)
+                .map(|remap| {
+                    if stage.is_some_and(|k| remap % stages as u64 != k as u64) {
+                        return None;
+                    }
+                    let buffers: Vec<(&str, &wgpu::Buffer)> = r
+                        .for_remap(stages, remap)
+                        .into_iter()
+                        .filter(|(name, _)| {
+                            declared.iter().any(|b| b.group == 0 && b.name == *name)
+                        })
+                        .collect();
+                    Some(ctx.bind_group(&pipeline, &buffers))
+                })
+                .collect()
+        })
+        .collect();
+    let dispatch_groups = banks
+        .iter()
+        .map(|r| {
+            ctx.dispatch_group(
+                &pipeline,
+                &r.dispatches,
+                std::mem::size_of::<DispatchUniform>() as u64,
+            )
         })
         .collect();
     Kernel {
-        dispatch_group: ctx.dispatch_group(
-            &pipeline,
-            &r.dispatches,
-            std::mem::size_of::<DispatchUniform>() as u64,
-        ),
         pipeline,
         groups,
+        dispatch_groups,
         threads,
         per_pe: stage.is_some(),
     }
