@@ -550,8 +550,15 @@ pub struct RunArgs {
     /// picture's own range
     #[arg(long, value_name = "LO,HI", value_parser = parse_pair, allow_hyphen_values = true)]
     pub range: Option<(f64, f64)>,
-    /// What runs: the emulated wafers, or the plain global-grid kernel (no PEs, no translation)
-    #[arg(long = "engine", default_value = "wafer", value_name = "wafer|global")]
+    /// What runs: the emulated wafers with Table 3's explicit sendrecv and compute dispatches
+    /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
+    /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
+    /// workgroup), or the plain global-grid kernel (global: no PEs, no translation)
+    #[arg(
+        long = "engine",
+        default_value = "wafer",
+        value_name = "wafer|fused|global"
+    )]
     pub engine_kind: String,
     /// Also run the other engine on the same adapter and compare bits
     #[arg(long)]

@@ -89,20 +89,25 @@ fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>)
 /// What runs the arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
-    /// The emulated wafer: PEs, `sendrecv` and `compute`, domain translation.
+    /// The emulated wafer: PEs, Table 3's `sendrecv` and `compute` dispatches and SRAM
+    /// layout, domain translation.
     Wafer,
+    /// The emulated wafer with each stage one dispatch, a workgroup per block of PEs that
+    /// receives into workgroup memory and computes there (on the CPU backend: `Wafer`).
+    Fused,
     /// The plain global-grid kernel: no PEs, no translation (the reference).
     Global,
 }
 
 impl EngineKind {
-    /// Parses `wafer` or `global`.
+    /// Parses `wafer`, `fused` or `global`.
     pub fn parse(name: &str) -> Result<Self> {
         match name {
             "wafer" => Ok(Self::Wafer),
+            "fused" => Ok(Self::Fused),
             "global" => Ok(Self::Global),
             _ => Err(crate::invalid!(
-                "unknown engine '{name}': allowed wafer, global"
+                "unknown engine '{name}': allowed wafer, fused, global"
             )),
         }
     }
@@ -110,7 +115,7 @@ impl EngineKind {
     /// The engine a `--check` compares against.
     pub fn other(self) -> Self {
         match self {
-            Self::Wafer => Self::Global,
+            Self::Wafer | Self::Fused => Self::Global,
             Self::Global => Self::Wafer,
         }
     }
@@ -128,7 +133,14 @@ pub fn simulator(
         (EngineKind::Wafer, Some(ctx)) => {
             Box::new(GpuCluster::new(ctx.clone(), problem, placement)?)
         }
-        (EngineKind::Wafer, None) => Box::new(CpuCluster::new(problem)?),
+        (EngineKind::Fused, Some(ctx)) => {
+            let fused = Placement {
+                fused: true,
+                ..placement.clone()
+            };
+            Box::new(GpuCluster::new(ctx.clone(), problem, &fused)?)
+        }
+        (EngineKind::Wafer | EngineKind::Fused, None) => Box::new(CpuCluster::new(problem)?),
         (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
     })

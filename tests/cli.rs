@@ -168,7 +168,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(
         &run(&["--engine", "mesh"]),
-        &["unknown engine 'mesh'", "wafer, global"],
+        &["unknown engine 'mesh'", "wafer, fused, global"],
     );
     assert_rejected(
         &["run", "heat7", "--out", out],

@@ -184,6 +184,67 @@ fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
     }
 }
 
+/// The fused engine (a workgroup is a block of PEs) equals the explicit engine and the global
+/// kernel bit for bit: every kernel, n in {1, 2, 3, 5, 16}, odd PE counts, wafer edges that
+/// cut a workgroup's block (along x and along y), clusters with link delays, two devices.
+#[test]
+fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
+    let Some(ctx) = common::gpu() else { return };
+    let cases = [
+        ((1, 1), (67, 5), 1),
+        ((2, 3), (3, 2), 2),
+        ((1, 1), (3, 100), 2),
+        ((1, 1), (7, 5), 3),
+        ((3, 1), (13, 9), 5),
+        ((2, 2), (7, 5), 16),
+    ];
+    for kernel in KernelKind::ALL {
+        for (case, (wafers, pes, n)) in cases.into_iter().enumerate() {
+            let problem = match kernel {
+                KernelKind::Swe => common::swe_problem(wafers, pes, n, 5),
+                heat => common::cluster_problem(heat, wafers, pes, n, 5),
+            }
+            .with_links(LinkConfig::uniform(case as u32 % 3, 2))
+            .unwrap();
+            let devices = 1 + (case as u32 % 2).min(wafers.0 * wafers.1 - 1);
+            let fused = Placement {
+                fused: true,
+                ..placement(devices)
+            };
+            let mut engine = GpuCluster::new(ctx.clone(), &problem, &fused).unwrap();
+            let what = format!(
+                "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices: {}",
+                kernel.name(),
+                engine.describe()
+            );
+            assert!(what.contains("fused, blocks of"), "{what}");
+            let mut explicit = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
+            assert_same_bits(&mut engine, &mut explicit, &[0, 3, 7], &what);
+            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+            global.advance(7).unwrap();
+            assert_eq!(
+                bits(&engine),
+                bits(&global),
+                "{what} against the global kernel"
+            );
+        }
+    }
+    // A PE whose points do not fit workgroup memory falls back to the explicit dispatches.
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (2, 2), 64, 5);
+    let fused = Placement {
+        fused: true,
+        ..placement(1)
+    };
+    let engine = GpuCluster::new(ctx, &problem, &fused).unwrap();
+    assert!(
+        engine
+            .describe()
+            .contains("explicit sendrecv and compute (fused asked"),
+        "{}",
+        engine.describe()
+    );
+}
+
 /// State beyond one storage binding: with each SRAM buffer limited to one or two wafers, the
 /// wafers of a device are split over several buffers (banks); every kernel, with link delays,
 /// on one and two devices, equals the unsplit run bit for bit.

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
-use crate::gpu::{CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
+use crate::gpu::{fused_block, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
 use crate::kernels::{KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -337,11 +337,28 @@ fn add_gpu_variants(
         Ok(stepper(name, GpuGlobal::new(ctx.clone(), &problems[0])?))
     })?;
     for problem in problems {
-        lineup.add(wafer_name("GPU", &problem.geometry), |name| {
+        let explicit = wafer_name("GPU", &problem.geometry);
+        lineup.add(explicit.clone(), |name| {
             Ok(stepper(
                 name,
                 GpuCluster::new(ctx.clone(), problem, &Placement::default())?,
             ))
+        })?;
+        let g = problem.geometry;
+        let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
+        if fused_block(&g, problem.spec().fields.len()).is_none() {
+            let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
+            lineup.skipped.push((name, why));
+            continue;
+        }
+        let fused = Placement {
+            fused: true,
+            ..Placement::default()
+        };
+        lineup.add(name, |name| {
+            let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &fused)?);
+            variant.baseline = Some(explicit.clone());
+            Ok(variant)
         })?;
     }
     Ok(())
@@ -405,8 +422,9 @@ impl fmt::Display for BenchReport {
             let ratio = |base: Option<f64>| {
                 base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b))
             };
-            let emulated =
-                row.name.starts_with("GPU emulated") || row.name.starts_with("GPU cluster");
+            let emulated = ["GPU emulated", "GPU cluster", "GPU fused"]
+                .iter()
+                .any(|p| row.name.starts_with(p));
             let vs_global = if emulated { ratio(global) } else { "-".into() };
             let baseline = row
                 .baseline

@@ -30,6 +30,9 @@ pub struct Placement {
     /// Most bytes one SRAM buffer may hold, below the adapter's storage-binding limit
     /// (`None`: that limit). Wafers beyond it go to further buffers (banks).
     pub max_binding: Option<u64>,
+    /// Run each stage as one fused dispatch, a workgroup per block of PEs, where the block
+    /// fits workgroup memory (the explicit `sendrecv` and `compute` dispatches otherwise).
+    pub fused: bool,
 }
 
 impl Default for Placement {
@@ -39,6 +42,7 @@ impl Default for Placement {
             timeout: Duration::from_secs(60),
             jitter: None,
             max_binding: None,
+            fused: false,
         }
     }
 }
@@ -500,7 +504,7 @@ impl GpuCluster {
                 .adapter
                 .max_binding_bytes()
                 .min(placement.max_binding.unwrap_or(u64::MAX));
-            let shard = Shard::new(ctx, problem, wafers, ring, max_binding)?;
+            let shard = Shard::new(ctx, problem, wafers, ring, (max_binding, placement.fused))?;
             runners.push(DeviceRunner {
                 device,
                 split: sends && shard.has_interior(),
@@ -636,9 +640,12 @@ impl Simulator for GpuCluster {
             self.cluster.describe(),
             self.runners[0].shard.ctx.describe(),
         );
+        let engine = self.runners[0].shard.engine();
         match self.runners.len() {
-            1 => format!("emulated {wafers} on {adapter}"),
-            d => format!("emulated {wafers} on {d} devices (one thread each) of {adapter}"),
+            1 => format!("emulated {wafers} ({engine}) on {adapter}"),
+            d => format!(
+                "emulated {wafers} ({engine}) on {d} devices (one thread each) of {adapter}"
+            ),
         }
     }
 

@@ -16,3 +16,4 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
+pub use shard::{fused_block, TILE_CAP};

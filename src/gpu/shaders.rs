@@ -7,9 +7,19 @@
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 10] = [
+const LIBRARY: [(&str, &str); 14] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
+    ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
+    ("fused_tile", include_str!("../../shaders/fused_tile.wgsl")),
+    (
+        "fused_rows3",
+        include_str!("../../shaders/fused_rows3.wgsl"),
+    ),
+    (
+        "fused_point",
+        include_str!("../../shaders/fused_point.wgsl"),
+    ),
     (
         "rows3_block",
         include_str!("../../shaders/rows3_block.wgsl"),
@@ -119,6 +129,34 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage) -> String {
     compose(library(driver), Some(&stage_kernel(spec, stage)))
 }
 
+/// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup: the
+/// driver, the kernel, the block shape, and where `base` reads (the tile at a step's first
+/// stage, which then also writes the comm layers that later stages read as `base`).
+pub fn wafer_fused(spec: &KernelSpec, k: usize, block: glam::UVec2) -> String {
+    let stage = &spec.stages[k];
+    let mut kernel = format!(
+        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\n",
+        stage_kernel(spec, stage),
+        block.x,
+        block.y
+    );
+    let driver = match stage.driver {
+        Driver::Rows3 => "fused_rows3",
+        Driver::Point if k == 0 => {
+            kernel += &format!(
+                "const WRITE_COMM: bool = {};\nfn base(f: u32, dx: u32, dy: u32) -> f32 {{\n    return cur(f, dx, dy);\n}}\n",
+                spec.stages.len() > 1
+            );
+            "fused_point"
+        }
+        Driver::Point => {
+            kernel += "const WRITE_COMM: bool = false;\n@group(0) @binding(10) var<storage, read> x0: array<f32>;\nfn base(f: u32, dx: u32, dy: u32) -> f32 {\n    return x0[f * wafer.plane + window_at + dy * wafer.stride + dx];\n}\n";
+            "fused_point"
+        }
+    };
+    compose(library(driver), Some(&kernel))
+}
+
 /// One stage of the global-grid reference kernel.
 pub fn global_stage(spec: &KernelSpec, stage: &Stage) -> String {
     let driver = match stage.driver {
@@ -148,9 +186,13 @@ pub fn all() -> Vec<(String, String)> {
     ];
     for kind in crate::kernels::KernelKind::ALL {
         let spec = kind.spec();
-        for stage in spec.stages {
+        for (k, stage) in spec.stages.iter().enumerate() {
             let name = format!("{}/{}", spec.name, stage.name);
             shaders.push((format!("wafer/{name}"), wafer_stage(spec, stage)));
+            shaders.push((
+                format!("fused/{name}"),
+                wafer_fused(spec, k, glam::UVec2::new(4, 3)),
+            ));
             shaders.push((format!("global/{name}"), global_stage(spec, stage)));
         }
     }

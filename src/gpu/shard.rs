@@ -41,6 +41,20 @@ fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
     ]
 }
 
+/// Values of a fused workgroup's tile (`TILE_CAP` in `shaders/fused_tile.wgsl`).
+pub const TILE_CAP: u32 = 4096;
+
+/// PEs per fused workgroup (a block as wide, then as tall, as the tile holds with every field
+/// and the halo), or `None` when not even one PE's points fit.
+pub fn fused_block(g: &WaferGeometry, fields: usize) -> Option<glam::UVec2> {
+    let (n, w) = (g.n, g.w());
+    let cells = TILE_CAP / fields as u32;
+    let side = (cells as f64).sqrt() as u32;
+    let x = (side.saturating_sub(w) / n).min(g.pes_x);
+    let y = ((cells / (x * n + w).max(1)).saturating_sub(w) / n).min(g.pes_y);
+    (x > 0 && y > 0).then_some(glam::UVec2::new(x, y))
+}
+
 /// One pipeline, its threads per wafer, and for each bank its bind groups by remap (modulo
 /// `2 * stages`, where the SRAM slots repeat) and its dispatch table's group.
 struct Kernel {
@@ -51,6 +65,8 @@ struct Kernel {
     /// Invocations per wafer, or per PE of the dispatch's rectangle when `per_pe`.
     threads: u64,
     per_pe: bool,
+    /// For the fused engine: PEs per workgroup, one workgroup per block of the rectangle.
+    blocks: Option<glam::UVec2>,
 }
 
 /// A run of the device's wafers whose SRAM slots share one buffer each: as many as one
@@ -93,6 +109,10 @@ pub struct Shard {
     sendrecv: Kernel,
     /// Table 3's `compute`, one per stage.
     compute: Vec<Kernel>,
+    /// The fused engine's stages and the clock tick that replaces `sendrecv` for them.
+    fused: Option<(Vec<Kernel>, Kernel)>,
+    /// Whether the fused engine was asked for (it falls back when a PE does not fit).
+    fused_asked: bool,
     /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
     dispatch_stride: u64,
     rects: [[u32; 4]; 4],
@@ -153,7 +173,7 @@ impl Shard {
         problem: &Problem,
         wafers: Vec<usize>,
         ring: u32,
-        max_binding: u64,
+        (max_binding, fused): (u64, bool),
     ) -> Result<Self> {
         let (c, spec) = (problem.cluster, problem.spec());
         let g = c.wafer;
@@ -250,6 +270,24 @@ impl Shard {
                 stage,
             )
         };
+        let fused_asked = fused;
+        let fused = fused
+            .then(|| fused_block(&g, fields))
+            .flatten()
+            .map(|block| {
+                let stages = (0..stages).map(|k| Kernel {
+                    blocks: Some(block),
+                    ..build(
+                        spec.stages[k].name,
+                        &shaders::wafer_fused(spec, k, block),
+                        "compute",
+                        0,
+                        Some(k),
+                    )
+                });
+                let tick = build("tick", &shaders::cluster_sendrecv(), "tick", 1, None);
+                (stages.collect(), tick)
+            });
         let pack = shaders::cluster_pack();
         let n = g.n as u64;
         let compute = spec
@@ -297,6 +335,8 @@ impl Shard {
             pack_right,
             sendrecv,
             compute,
+            fused_asked,
+            fused,
             ctx,
             cluster: c,
             wafers,
@@ -320,9 +360,26 @@ impl Shard {
         self.dispatch(pass, &self.pack_right, items, ALL_PES);
     }
 
-    /// Fills the comm layers of `items` (Table 3's `sendrecv`).
+    /// Fills the comm layers of `items` (Table 3's `sendrecv`); the fused engine only
+    /// advances their clocks, its stages receive as they compute.
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, &self.sendrecv, items, ALL_PES);
+        let kernel = self.fused.as_ref().map_or(&self.sendrecv, |(_, tick)| tick);
+        self.dispatch(pass, kernel, items, ALL_PES);
+    }
+
+    /// Which engine runs the stages.
+    pub fn engine(&self) -> String {
+        match &self.fused {
+            Some((stages, _)) => {
+                let b = stages[0].blocks.expect("fused stages have blocks");
+                format!("fused, blocks of {}x{} PEs", b.x, b.y)
+            }
+            None if self.fused_asked => format!(
+                "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {TILE_CAP} values)",
+                self.cluster.wafer.n
+            ),
+            None => "explicit sendrecv and compute".into(),
+        }
     }
 
     /// Computes `part` of the owned points of `items` (Table 3's `compute` of the stage each
@@ -333,7 +390,11 @@ impl Shard {
             Part::Edge => &[TOP_BAND, RIGHT_BAND],
             Part::Interior => &[INTERIOR],
         };
-        for (k, kernel) in self.compute.iter().enumerate() {
+        let kernels = self
+            .fused
+            .as_ref()
+            .map_or(&self.compute, |(stages, _)| stages);
+        for (k, kernel) in kernels.iter().enumerate() {
             let mine: Vec<(usize, u64)> = items
                 .iter()
                 .copied()
@@ -365,9 +426,13 @@ impl Shard {
         if items.is_empty() || pes == 0 {
             return;
         }
-        let per_wafer = match kernel.per_pe {
-            true => kernel.threads * pes,
-            false => kernel.threads,
+        let per_wafer = match (kernel.blocks, kernel.per_pe) {
+            (Some(b), _) => {
+                let blocks = (x1 - x0).div_ceil(b.x) as u64 * (y1 - y0).div_ceil(b.y) as u64;
+                blocks * super::context::WORKGROUP as u64
+            }
+            (None, true) => kernel.threads * pes,
+            (None, false) => kernel.threads,
         };
         let period = 2 * self.ring as u64;
         pass.set_pipeline(&kernel.pipeline.raw);
@@ -489,6 +554,7 @@ fn kernel(
         dispatch_groups,
         threads,
         per_pe: stage.is_some(),
+        blocks: None,
     }
 }
 
