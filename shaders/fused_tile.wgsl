@@ -8,8 +8,9 @@
 
 @group(0) @binding(6) var<storage, read> clock: array<vec4<u32>>;
 
-const TILE_CAP: u32 = 4096u;
-var<workgroup> tile: array<f32, TILE_CAP>;
+const TILE_CAP: u32 = 4086u;
+// The tile and the BLOCK_COLS + 2 values a window may read past its last row.
+var<workgroup> tile: array<f32, 4096>;
 
 // One workgroup's block: its wafer (device-local; first + count when past the dispatch), its
 // first PE, how many PEs it has inside the rectangle, and its tile's width and height.
@@ -38,16 +39,45 @@ fn tile_index(b: PeBlock, f: u32, tx: u32, ty: u32) -> u32 {
     return (f * b.size.y + ty) * b.size.x + tx;
 }
 
-// Every field's tile, read cooperatively by the workgroup's invocations (nothing for a block
-// past the dispatch).
+// Every field's tile, read cooperatively: one invocation at a time per run of a tile row,
+// the w halo columns (through `fetch`) or the n owned columns of one of the block's PEs
+// (one contiguous row of its SRAM block, or of the up package below the wafer). Nothing for
+// a block past the dispatch.
 fn load_tile(b: PeBlock, lid: u32) {
-    let cells = select(b.size.x * b.size.y, 0u, b.local >= dispatch.first + dispatch.count);
-    let origin = vec2<i32>(b.pe0 * wafer.n) - i32(wafer.w);
-    for (var c = lid; c < cells * cluster.fields; c += WORKGROUP) {
-        let f = c / cells;
-        let r = c - f * cells;
-        let ty = r / b.size.x;
-        tile[c] = fetch(b.local, f, origin.x + i32(r - ty * b.size.x), origin.y + i32(ty));
+    if b.local >= dispatch.first + dispatch.count {
+        return;
+    }
+    let n = wafer.n;
+    let w = wafer.w;
+    let runs = b.pes.x + 1u;
+    let per_field = b.size.y * runs;
+    let origin = vec2<i32>(b.pe0 * n) - i32(w);
+    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+        let f = c / per_field;
+        let r = c - f * per_field;
+        let ty = r / runs;
+        let run = r - ty * runs;
+        let fy = origin.y + i32(ty);
+        let row = tile_index(b, f, 0u, ty);
+        if run == 0u {
+            for (var tx = 0u; tx < w; tx++) {
+                tile[row + tx] = fetch(b.local, f, origin.x + i32(tx), fy);
+            }
+            continue;
+        }
+        let tx = w + (run - 1u) * n;
+        let fx = origin.x + i32(tx);
+        if fy >= 0 {
+            let at = owned_index(b.local, u32(fx), u32(fy)) + f * wafer.plane;
+            for (var j = 0u; j < n; j++) {
+                tile[row + tx + j] = x[at + j];
+            }
+        } else {
+            let at = slot_base(below(wafer_ids[b.local]), cluster.up_cells, f) + u32(fy + i32(w)) * cluster.width + u32(fx);
+            for (var j = 0u; j < n; j++) {
+                tile[row + tx + j] = up_links[at + j];
+            }
+        }
     }
 }
 

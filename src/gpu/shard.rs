@@ -42,7 +42,7 @@ fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
 }
 
 /// Values of a fused workgroup's tile (`TILE_CAP` in `shaders/fused_tile.wgsl`).
-pub const TILE_CAP: u32 = 4096;
+pub const TILE_CAP: u32 = 4086;
 
 /// PEs per fused workgroup (a block as wide, then as tall, as the tile holds with every field
 /// and the halo), or `None` when not even one PE's points fit.
