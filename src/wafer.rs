@@ -47,8 +47,9 @@ pub struct CommSource {
 
 /// Largest supported `n`: blocks must stay addressable with 32-bit indices on every adapter.
 pub const MAX_N: u32 = 4096;
-/// Largest supported PE count per side (the CS-3 has 744 x 1116; headroom above it).
-pub const MAX_PES: u32 = 8192;
+/// Largest supported PE count per side, of a wafer or of a whole cluster (the CS-3 has 744 x
+/// 1116; the paper's largest cluster, 8 x 8 of them, 5952 x 8928).
+pub const MAX_PES: u32 = 16384;
 
 impl WaferGeometry {
     /// Checks the shape and returns it; errors name the value and the allowed range.
