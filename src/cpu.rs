@@ -112,9 +112,11 @@ impl CpuCluster {
     }
 }
 
-/// One remap of a wafer of the cluster `c`: `sendrecv` fills the comm layers of every field of
-/// the remapped state from its own cells and the packages from the left and from below, then
-/// `compute` writes the stage's output.
+/// One remap of a wafer of the cluster `c`, a row of PEs per task and, for each PE in turn,
+/// `sendrecv` then `compute` while its block is in cache: the comm layers of every field of
+/// the remapped state come from the lower strips (gathered first, from the wafer's own cells
+/// and the package from below), the PEs to the left and the package from the left; the
+/// stage's output goes to the `out` slot.
 fn remap_wafer(
     c: &ClusterGeometry,
     kernel: &dyn Kernel,
@@ -124,32 +126,42 @@ fn remap_wafer(
 ) {
     let spec = kernel.spec();
     let slots = StageSlots::of(spec.stages.len(), remap);
-    for (f, plane) in sram[slots.cur].iter_mut().enumerate() {
-        receive_plane(c, plane, &left[f], &below[f]);
-    }
     let stage = (remap % spec.stages.len() as u64) as usize;
+    let strips: Vec<Vec<f32>> = sram[slots.cur]
+        .iter()
+        .zip(below)
+        .map(|(plane, below)| package::lower_strips(c, plane, below))
+        .collect();
+    let mut cur = std::mem::take(&mut sram[slots.cur]);
     let mut out = std::mem::take(&mut sram[slots.out]);
-    let first = k * c.wafer.pe_count();
-    let pe_of = |b: usize| c.block_pe(first + b);
-    let states = (&sram[slots.cur][..], &sram[slots.base][..]);
-    let at = (spec.shift_after(remap + 1), &pe_of as _);
-    compute_stage(c, (kernel, stage), states, &mut out, at);
-    sram[slots.out] = out;
-}
-
-/// Table 3's `sendrecv` on every PE of one field: each block gets its comm layer from its
-/// wafer's owned cells and the packages.
-fn receive_plane(c: &ClusterGeometry, plane: &mut [f32], left: &[f32], below: &[f32]) {
-    let (block, comm) = (c.wafer.block_cells(), c.wafer.comm_cells());
-    let mut layers = vec![0.0; c.wafer.pe_count() * comm];
-    layers
-        .par_chunks_mut(comm)
+    // A step's later stages read its start from the slot the first stage received into.
+    let base = (slots.base != slots.cur).then(|| &sram[slots.base][..]);
+    let g = c.wafer;
+    let whole = c.whole().expect("validated");
+    let row_cells = g.pes_x as usize * g.block_cells();
+    let first = k * g.pe_count();
+    let shift = spec.shift_after(remap + 1);
+    chunks_out(&mut cur, row_cells)
+        .into_par_iter()
+        .zip(chunks_out(&mut out, row_cells))
         .enumerate()
-        .for_each(|(pe, layer)| package::receive(c, plane, pe, layer, left, below));
-    plane
-        .par_chunks_mut(block)
-        .zip(layers.par_chunks(comm))
-        .for_each(|(block, layer)| package::write_comm_layer(&c.wafer, block, layer));
+        .for_each(|(py, (mut cur_row, mut out_row))| {
+            let rows = py * row_cells..(py + 1) * row_cells;
+            for px in 0..g.pes_x as usize {
+                let fields = cur_row.iter_mut().zip(&strips).zip(left);
+                for ((row, strips), left) in fields {
+                    package::receive(c, row, (px, py), strips, left);
+                }
+                let cur_row = cur_row.each_ref().map(|r| &r[..]);
+                let base_row = base.map_or(cur_row, |b| fields_at(b, rows.clone()));
+                let pe = c.block_pe(first + py * g.pes_x as usize + px);
+                let at = whole.owned_point(pe, UVec2::splat(g.w()), shift);
+                let states = (cur_row, base_row);
+                compute_pe(c, (kernel, stage), states, &mut out_row, (px, at));
+            }
+        });
+    sram[slots.cur] = cur;
+    sram[slots.out] = out;
 }
 
 /// Runs stage `stage` of `kernel` on `block`, split where its runs pass the grid's last
@@ -198,57 +210,42 @@ fn fields_at(planes: &[Vec<f32>], range: std::ops::Range<usize>) -> [&[f32]; MAX
     std::array::from_fn(|f| planes.get(f).map_or(&[][..], |p| &p[range.clone()]))
 }
 
-/// A stage on every PE of a wafer, a row of PEs per task and a PE per call: row `i` of a PE's
-/// owned points, `y[i+w][w..w+n]`, from rows `i ..= i+w` of the remapped state and the step's
-/// start, at the global points the written cells hold after the translation by `shift`.
-fn compute_stage(
+/// A stage on PE `px` of a row of PEs (`cur` and `base` hold the row's blocks of every
+/// field, `out` the output slot's): row `i` of its owned points, `y[i+w][w..w+n]`, from rows
+/// `i ..= i+w` of its block, its first owned point being global point `at`.
+fn compute_pe(
     c: &ClusterGeometry,
     kernel: (&dyn Kernel, usize),
-    (cur, base): (&[Vec<f32>], &[Vec<f32>]),
-    out: &mut [Vec<f32>],
-    (shift, pe_of): (u64, &(dyn Fn(usize) -> UVec2 + Sync)),
+    (cur, base): ([&[f32]; MAX_FIELDS], [&[f32]; MAX_FIELDS]),
+    out: &mut [&mut [f32]; MAX_FIELDS],
+    (px, at): (usize, UVec2),
 ) {
     let g = c.wafer;
-    let whole = c.whole().expect("validated");
     let (block, s, w, n) = (
         g.block_cells(),
         g.stride() as usize,
         g.w() as usize,
         g.n as usize,
     );
-    let pes_x = g.pes_x as usize;
-    chunks_out(out, pes_x * block)
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(py, outs)| {
-            for px in 0..pes_x {
-                let pe = py * pes_x + px;
-                let cells = pe * block..(pe + 1) * block;
-                let input = BlockIn {
-                    cur: fields_at(cur, cells.clone()),
-                    base: fields_at(base, cells),
-                    stride: s,
-                };
-                let owned = px * block + w * s + w..(px + 1) * block;
-                let mut out = BlockOut {
-                    fields: outs
-                        .each_mut()
-                        .map(|o| o.get_mut(owned.clone()).unwrap_or_default()),
-                    stride: s,
-                };
-                let at = whole.owned_point(pe_of(pe), UVec2::splat(w as u32), shift);
-                stage_block(
-                    kernel,
-                    Block {
-                        at,
-                        rows: n,
-                        len: n,
-                    },
-                    &input,
-                    &mut out,
-                );
-            }
-        });
+    let cells = px * block..(px + 1) * block;
+    let input = BlockIn {
+        cur: cur.map(|r| r.get(cells.clone()).unwrap_or_default()),
+        base: base.map(|r| r.get(cells.clone()).unwrap_or_default()),
+        stride: s,
+    };
+    let owned = px * block + w * s + w..(px + 1) * block;
+    let mut out = BlockOut {
+        fields: out
+            .each_mut()
+            .map(|o| o.get_mut(owned.clone()).unwrap_or_default()),
+        stride: s,
+    };
+    let points = Block {
+        at,
+        rows: n,
+        len: n,
+    };
+    stage_block(kernel, points, &input, &mut out);
 }
 
 impl Simulator for CpuCluster {

@@ -9,7 +9,6 @@
 use glam::UVec2;
 
 use super::ClusterGeometry;
-use crate::wafer::WaferGeometry;
 
 /// SRAM index (within one wafer's SRAM) of the owned cell at local frame point `(x, y)`.
 fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
@@ -55,61 +54,81 @@ pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f3
     package
 }
 
-/// Table 3's `sendrecv` for PE `pe` of one wafer: the PE's comm layer, in the order
-/// [`write_comm_layer`] stores it (the `w` lower rows of the block, whole, then the `w` left
-/// columns of each owned row), from the grid points of the same frame coordinates. Points on
-/// the wafer come from its SRAM `sram` (to the left and/or below), the others from the right
-/// package of the wafer to the left (`left`) or the up package of the wafer below (`below`).
-/// Runs of owned columns are copied whole.
+/// The lower strips of one field of a wafer, what each row of PEs receives from below:
+/// for PE row `py`, frame rows `[py n - w, py n)` over the columns `[0, W)`, row-major, from
+/// the wafer's own cells (`sram`) or, below the wafer, from the up package `below`.
+pub fn lower_strips(c: &ClusterGeometry, sram: &[f32], below: &[f32]) -> Vec<f32> {
+    let g = &c.wafer;
+    let (n, w) = (g.n as usize, g.w() as usize);
+    let width = c.wafer_points().x as usize;
+    let mut strips = vec![0.0; g.pes_y as usize * w * width];
+    for (k, row) in strips.chunks_mut(width).enumerate() {
+        let (py, line) = (k / w, k % w);
+        match (py * n + line).checked_sub(w) {
+            Some(y) => {
+                for (px, run) in row.chunks_mut(n).enumerate() {
+                    copy(run, &sram[owned_index(c, (px * n) as u32, y as u32)..][..n]);
+                }
+            }
+            None => row.copy_from_slice(&below[(py * n + line) * width..][..width]),
+        }
+    }
+    strips
+}
+
+/// Table 3's `sendrecv` for PE `px` of PE row `py` of one field: fills the comm layer of its
+/// block in `row` (the row's `pes_x` blocks) with the grid points of the same frame
+/// coordinates: the lower `w` rows from `strips` ([`lower_strips`]) or, left of the wafer,
+/// from `left`, the right package of the wafer to the left; the left `w` columns from the
+/// owned cells of the PEs to its left in `row`, or from `left`.
 pub fn receive(
     c: &ClusterGeometry,
-    sram: &[f32],
-    pe: usize,
-    layer: &mut [f32],
+    row: &mut [f32],
+    (px, py): (usize, usize),
+    strips: &[f32],
     left: &[f32],
-    below: &[f32],
 ) {
     let g = &c.wafer;
-    let (n, w, s) = (g.n as usize, g.w() as i64, g.stride() as usize);
-    let width = c.wafer_points().x as i64;
-    let UVec2 { x: px, y: py } = g.pe_coords(pe);
-    let (x0, y0) = ((px * g.n) as i64 - w, (py * g.n) as i64 - w);
-    let fetch = |x: i64, y: i64| match (x >= 0, y >= 0) {
-        (true, true) => sram[owned_index(c, x as u32, y as u32)],
-        (true, false) => below[((y + w) * width + x) as usize],
-        (false, _) => left[((y + w) * w + x + w) as usize],
-    };
-    let (strip, columns) = layer.split_at_mut(w as usize * s);
+    let (n, w, s) = (g.n as usize, g.w() as usize, g.stride() as usize);
+    let (width, block) = (c.wafer_points().x as usize, g.block_cells());
+    let at = px * block;
+    // Frame point of the block's cell (0, 0), shifted by w so that it is never negative.
+    let (x0, y0) = (px * n, py * n);
+    let from_left = |x: usize, y: usize| left[y * w + x];
     for line in 0..w {
-        // Row `line` of the lower strip: w cells that may lie to the left, then one owned row.
-        let y = y0 + line;
-        let row = &mut strip[line as usize * s..(line as usize + 1) * s];
-        for j in 0..w {
-            row[j as usize] = fetch(x0 + j, y);
+        let strip = &strips[(py * w + line) * width..][..width];
+        let lower = &mut row[at + line * s..][..s];
+        match x0.checked_sub(w) {
+            Some(x) => copy(lower, &strip[x..x + s]),
+            None => {
+                for (j, cell) in lower.iter_mut().enumerate() {
+                    *cell = match (x0 + j).checked_sub(w) {
+                        Some(x) => strip[x],
+                        None => from_left(x0 + j, y0 + line),
+                    };
+                }
+            }
         }
-        let owned = match y {
-            0.. => &sram[owned_index(c, px * g.n, y as u32)..][..n],
-            _ => &below[((y + w) * width) as usize + (px * g.n) as usize..][..n],
-        };
-        row[w as usize..].copy_from_slice(owned);
-        // Column `line` of the left strip, rows [w, n + w).
-        let x = x0 + line;
-        for i in 0..n {
-            columns[i * w as usize + line as usize] = match x {
-                0.. => sram[owned_index(c, x as u32, py * g.n) + i * s],
-                _ => left[((py * g.n) as usize + i + w as usize) * w as usize + (x + w) as usize],
-            };
+        match (x0 + line).checked_sub(w) {
+            Some(x) => {
+                let column = (x / n) * block + w * s + x % n + w;
+                for i in 0..n {
+                    row[at + (i + w) * s + line] = row[column + i * s];
+                }
+            }
+            None => {
+                for i in 0..n {
+                    row[at + (i + w) * s + line] = from_left(x0 + line, y0 + i + w);
+                }
+            }
         }
     }
 }
 
-/// Stores a comm layer from [`receive`] into a PE's SRAM block.
-pub fn write_comm_layer(g: &WaferGeometry, block: &mut [f32], layer: &[f32]) {
-    let (w, s) = (g.w() as usize, g.stride() as usize);
-    let (strip, columns) = layer.split_at(w * s);
-    block[..w * s].copy_from_slice(strip);
-    for (i, cells) in columns.chunks(w).enumerate() {
-        block[(i + w) * s..][..w].copy_from_slice(cells);
+/// `to[..] = from[..]` for short runs, without a call to `memmove`.
+fn copy(to: &mut [f32], from: &[f32]) {
+    for (to, from) in to.iter_mut().zip(from) {
+        *to = *from;
     }
 }
 
@@ -117,6 +136,7 @@ pub fn write_comm_layer(g: &WaferGeometry, block: &mut [f32], layer: &[f32]) {
 mod tests {
     use super::*;
     use crate::field::InitialCondition;
+    use crate::wafer::WaferGeometry;
 
     /// Packages carried between the wafers fill every comm cell with the value the whole
     /// cluster's single-wafer `sendrecv` would copy there.
@@ -152,10 +172,12 @@ mod tests {
                 let below = &ups[c.upstream(k, super::super::Direction::Up)];
                 let part = &sram[k * per..(k + 1) * per];
                 let mut blocks = part.to_vec();
-                let mut layer = vec![0.0; wafer.comm_cells()];
-                for (b, block) in blocks.chunks_mut(wafer.block_cells()).enumerate() {
-                    receive(&c, part, b, &mut layer, left, below);
-                    write_comm_layer(&wafer, block, &layer);
+                let strips = lower_strips(&c, part, below);
+                let row_cells = wafer.pes_x as usize * wafer.block_cells();
+                for (py, row) in blocks.chunks_mut(row_cells).enumerate() {
+                    for px in 0..wafer.pes_x as usize {
+                        receive(&c, row, (px, py), &strips, left);
+                    }
                 }
                 let part = &blocks;
                 for b in 0..wafer.pe_count() {
