@@ -6,7 +6,6 @@
 
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
-@group(0) @binding(9) var<storage, read> consts: array<f32>;
 
 // The window's lower-left cell: in the SRAM (field 0) and in the tile (field 0).
 var<private> window_at: u32;

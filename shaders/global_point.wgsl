@@ -8,7 +8,6 @@
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> x0: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
-@group(0) @binding(5) var<storage, read> consts: array<f32>;
 
 // The window's lower-left point.
 var<private> window_x: u32;

@@ -10,7 +10,6 @@
 @group(0) @binding(4) var<storage, read> x: array<f32>;
 @group(0) @binding(5) var<storage, read> x0: array<f32>;
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
-@group(0) @binding(7) var<storage, read> consts: array<f32>;
 @group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
 
 // SRAM index (field 0) of the window's lower-left cell.

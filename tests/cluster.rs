@@ -11,6 +11,7 @@ use wafer_emu::cluster::package::{pack_right, pack_up};
 use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
 use wafer_emu::cpu::{CpuCluster, CpuGlobal};
 use wafer_emu::error::Error;
+use wafer_emu::gpu::constants::Pages;
 use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::{Problem, Simulator};
@@ -245,9 +246,10 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     );
 }
 
-/// State beyond one storage binding: with each SRAM buffer limited to one or two wafers, the
-/// wafers of a device are split over several buffers (banks); every kernel, with link delays,
-/// on one and two devices, equals the unsplit run bit for bit.
+/// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the
+/// wafers of a device are split over several buffers (banks) and shallow water's constants
+/// over several bindings (pages); every kernel, with link delays, on one and two devices, on
+/// the explicit and the fused engine, equals the unsplit run bit for bit.
 #[test]
 fn state_split_over_several_bindings_equals_the_unsplit_run() {
     let Some(ctx) = common::gpu() else { return };
@@ -260,25 +262,34 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
         .unwrap();
         let fields = problem.spec().fields.len() as u64;
         let sram_cells = problem.cluster.wafer.sram_cells();
-        for devices in [1, 2] {
-            for per_bank in [1u64, 2] {
-                let split = Placement {
-                    devices,
-                    max_binding: Some((per_bank * sram_cells + 16) * fields * 4),
-                    ..Placement::default()
-                };
-                let mut banked = GpuCluster::new(ctx.clone(), &problem, &split).unwrap();
-                let per_device = 6 / devices as u64;
-                let expected = devices as u64 * per_device.div_ceil(per_bank);
-                assert_eq!(banked.banks() as u64, expected);
-                let mut whole = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
-                assert_eq!(whole.banks(), 1);
-                let what = format!(
-                    "{} on {devices} devices, {per_bank} wafers per buffer",
-                    kernel.name()
-                );
-                assert_same_bits(&mut banked, &mut whole, &[0, 3, 7], &what);
-            }
+        for (devices, per_bank, fused) in [(1, 1, false), (1, 2, true), (2, 1, true), (2, 2, false)]
+        {
+            let limit = (per_bank * sram_cells + 16) * fields * 4;
+            let constants = problem.kernel.constants().len();
+            let pages = Pages::new(constants, limit).unwrap().count;
+            assert_eq!(
+                pages > 1,
+                kernel == KernelKind::Swe,
+                "{constants} constants"
+            );
+            let split = Placement {
+                devices,
+                max_binding: Some(limit),
+                fused,
+                ..Placement::default()
+            };
+            let mut banked = GpuCluster::new(ctx.clone(), &problem, &split).unwrap();
+            let per_device = 6 / devices as u64;
+            let expected = devices as u64 * per_device.div_ceil(per_bank);
+            assert_eq!(banked.banks() as u64, expected);
+            let mut whole = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
+            assert_eq!(whole.banks(), 1);
+            let what = format!(
+                "{} on {devices} devices, {per_bank} wafers per buffer, {pages} constant pages: {}",
+                kernel.name(),
+                banked.describe()
+            );
+            assert_same_bits(&mut banked, &mut whole, &[0, 3, 7], &what);
         }
     }
     let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (3, 2), 2, 4);

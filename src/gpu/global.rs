@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
 use super::uniforms::{GridUniform, BLOCK_COLS, ROWS_PER_THREAD};
@@ -47,13 +48,14 @@ impl GpuGlobal {
             .collect::<Result<Vec<_>>>()?;
         let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny));
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
-        let consts = ctx.storage_buffer("constants", problem.kernel.constants())?;
+        let max_binding = ctx.adapter.max_binding_bytes();
+        let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let kernels = spec
             .stages
             .iter()
             .enumerate()
             .map(|(k, stage)| {
-                let source = shaders::global_stage(spec, stage);
+                let source = shaders::global_stage(spec, stage, pages);
                 let pipeline = ctx.pipeline(stage.name, &source, "compute");
                 let declared = shaders::reflect(&source);
                 let groups = (0..2 * stages as u64)
@@ -63,13 +65,13 @@ impl GpuGlobal {
                             let all = [
                                 ("grid", &grid),
                                 ("params", &params),
-                                ("consts", &consts),
                                 ("x", &slots[s.cur]),
                                 ("x0", &slots[s.base]),
                                 ("y", &slots[s.out]),
                             ];
                             let used: Vec<_> = all
                                 .into_iter()
+                                .chain(consts.iter().map(|(n, b)| (*n, b)))
                                 .filter(|(n, _)| declared.iter().any(|b| b.name == *n))
                                 .collect();
                             ctx.bind_group(&pipeline, &used)

@@ -2,6 +2,7 @@
 //! (emulated cluster of wafers, global-grid reference, copy ceiling).
 
 mod cluster;
+pub mod constants;
 mod context;
 mod copy;
 mod global;

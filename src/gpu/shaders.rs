@@ -4,6 +4,7 @@
 //! layouts are derived from the composed shader (reflected by naga), and buffers are bound by
 //! the names the shader gives them, never by hand-typed positions.
 
+use super::constants::Pages;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
@@ -109,34 +110,38 @@ pub fn cluster_pack() -> String {
 }
 
 /// The kernel source a stage's driver imports: the kernel's WGSL, and for a Point stage its
-/// window origin and the stage function under the name the drivers call.
-fn stage_kernel(spec: &KernelSpec, stage: &Stage) -> String {
+/// window origin, the stage function under the name the drivers call and the constants'
+/// `pages` with `consts_at`.
+fn stage_kernel(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     match stage.driver {
         Driver::Rows3 => spec.wgsl.to_string(),
         Driver::Point => format!(
-            "{}\nconst ORIGIN: i32 = {};\nfn stage_point(at: vec2<u32>) -> array<f32, FIELDS> {{\n    return {}(at);\n}}\n",
-            spec.wgsl, stage.origin, stage.name
+            "{}\nconst ORIGIN: i32 = {};\nfn stage_point(at: vec2<u32>) -> array<f32, FIELDS> {{\n    return {}(at);\n}}\n{}",
+            spec.wgsl,
+            stage.origin,
+            stage.name,
+            pages.wgsl()
         ),
     }
 }
 
 /// Table 3's `compute` of one stage on every PE.
-pub fn wafer_stage(spec: &KernelSpec, stage: &Stage) -> String {
+pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     let driver = match stage.driver {
         Driver::Rows3 => "wafer_compute",
         Driver::Point => "wafer_point",
     };
-    compose(library(driver), Some(&stage_kernel(spec, stage)))
+    compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
 }
 
 /// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup: the
 /// driver, the kernel, the block shape, and where `base` reads (the tile at a step's first
 /// stage, which then also writes the comm layers that later stages read as `base`).
-pub fn wafer_fused(spec: &KernelSpec, k: usize, block: glam::UVec2) -> String {
+pub fn wafer_fused(spec: &KernelSpec, k: usize, block: glam::UVec2, pages: Pages) -> String {
     let stage = &spec.stages[k];
     let mut kernel = format!(
         "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\n",
-        stage_kernel(spec, stage),
+        stage_kernel(spec, stage, pages),
         block.x,
         block.y
     );
@@ -158,12 +163,12 @@ pub fn wafer_fused(spec: &KernelSpec, k: usize, block: glam::UVec2) -> String {
 }
 
 /// One stage of the global-grid reference kernel.
-pub fn global_stage(spec: &KernelSpec, stage: &Stage) -> String {
+pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     let driver = match stage.driver {
         Driver::Rows3 => "global_compute",
         Driver::Point => "global_point",
     };
-    compose(library(driver), Some(&stage_kernel(spec, stage)))
+    compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
 }
 
 /// The copy kernel that measures the adapter's bandwidth ceiling.
@@ -188,12 +193,18 @@ pub fn all() -> Vec<(String, String)> {
         let spec = kind.spec();
         for (k, stage) in spec.stages.iter().enumerate() {
             let name = format!("{}/{}", spec.name, stage.name);
-            shaders.push((format!("wafer/{name}"), wafer_stage(spec, stage)));
-            shaders.push((
-                format!("fused/{name}"),
-                wafer_fused(spec, k, glam::UVec2::new(4, 3)),
-            ));
-            shaders.push((format!("global/{name}"), global_stage(spec, stage)));
+            // The constants in one page, and split over three.
+            for (tag, pages) in [("", Pages::ONE), ("3", Pages { count: 3, bits: 20 })] {
+                let block = glam::UVec2::new(4, 3);
+                let variants = [
+                    ("wafer", wafer_stage(spec, stage, pages)),
+                    ("fused", wafer_fused(spec, k, block, pages)),
+                    ("global", global_stage(spec, stage, pages)),
+                ];
+                for (engine, source) in variants {
+                    shaders.push((format!("{engine}{tag}/{name}"), source));
+                }
+            }
         }
     }
     shaders

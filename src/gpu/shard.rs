@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS, ROWS_PER_THREAD};
@@ -217,9 +218,7 @@ impl Shard {
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g);
-        let constants = problem.kernel.constants();
-        ctx.check_binding("the kernel's constant fields", constants.len() as u64 * 4)?;
-        let consts = ctx.storage_buffer("constants", constants)?;
+        let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let resources = banks
             .iter()
             .map(|bank| {
@@ -227,30 +226,31 @@ impl Shard {
                     .iter()
                     .map(|&k| k as u32)
                     .collect();
+                let mut named = vec![
+                    (
+                        "wafer",
+                        ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane)),
+                    ),
+                    (
+                        "cluster",
+                        ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
+                    ),
+                    (
+                        "wafer_ids",
+                        ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
+                    ),
+                    (
+                        "params",
+                        ctx.uniform_bytes("params", &problem.kernel.params()),
+                    ),
+                    (
+                        "clock",
+                        ctx.storage_buffer("clock", &vec![0.0; 4 * bank.count])?,
+                    ),
+                ];
+                named.extend(consts.iter().cloned());
                 Ok(Resources {
-                    named: vec![
-                        (
-                            "wafer",
-                            ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane)),
-                        ),
-                        (
-                            "cluster",
-                            ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
-                        ),
-                        (
-                            "wafer_ids",
-                            ctx.storage_buffer("wafer ids", bytemuck::cast_slice(&ids))?,
-                        ),
-                        (
-                            "params",
-                            ctx.uniform_bytes("params", &problem.kernel.params()),
-                        ),
-                        ("consts", consts.clone()),
-                        (
-                            "clock",
-                            ctx.storage_buffer("clock", &vec![0.0; 4 * bank.count])?,
-                        ),
-                    ],
+                    named,
                     dispatches: ctx.uniform_bytes(
                         "dispatches",
                         &dispatch_table(&bank.ranges, ring, &rects, dispatch_stride),
@@ -279,7 +279,7 @@ impl Shard {
                     blocks: Some(block),
                     ..build(
                         spec.stages[k].name,
-                        &shaders::wafer_fused(spec, k, block),
+                        &shaders::wafer_fused(spec, k, block, pages),
                         "compute",
                         0,
                         Some(k),
@@ -301,7 +301,7 @@ impl Shard {
                     }
                     Driver::Point => n * n,
                 };
-                let source = shaders::wafer_stage(spec, stage);
+                let source = shaders::wafer_stage(spec, stage, pages);
                 build(stage.name, &source, "compute", threads, Some(k))
             })
             .collect();

@@ -142,7 +142,7 @@ mod tests {
         let sendrecv = shaders::cluster_sendrecv();
         let point = |kind: KernelKind| {
             let spec = kind.spec();
-            shaders::wafer_stage(spec, &spec.stages[0])
+            shaders::wafer_stage(spec, &spec.stages[0], crate::gpu::constants::Pages::ONE)
         };
         type Case<'a> = (String, &'a str, usize, Vec<(&'a str, usize)>);
         let cases: Vec<Case> = vec![
@@ -180,6 +180,7 @@ mod tests {
                 shaders::global_stage(
                     KernelKind::Heat5.spec(),
                     &KernelKind::Heat5.spec().stages[0],
+                    crate::gpu::constants::Pages::ONE,
                 ),
                 "Grid",
                 size_of::<GridUniform>(),

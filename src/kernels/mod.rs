@@ -246,8 +246,8 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     fn grid(&self) -> UVec2;
     /// The bytes of the WGSL `Params` uniform.
     fn params(&self) -> Vec<u8>;
-    /// The constant fields, in the layout the kernel's WGSL reads from `consts` (at least one
-    /// value, so that the buffer can be bound).
+    /// The constant fields, in the layout the kernel's WGSL reads through `consts_at(i)` (at
+    /// least one value, so that a page can be bound).
     fn constants(&self) -> &[f32];
     /// The state at step 0, one field per [`KernelSpec::fields`].
     fn initial_state(&self) -> Vec<GlobalField>;

@@ -15,20 +15,21 @@ struct Params {
     _pad: f32,
 }
 
-// Offsets of the constant fields in `consts` (src/kernels/swe/mod.rs `Constants`); the
-// coordinates are in range.
+// Offsets of the constant fields in the constants (src/kernels/swe/mod.rs `Constants`), read
+// through `consts_at`, which the engine composes in over its pages; the coordinates are in
+// range.
 fn plane() -> u32 {
     return params.nx * params.ny;
 }
 
 fn const_at(field: u32, x: u32, y: u32) -> f32 {
-    return consts[field * plane() + y * params.nx + x];
+    return consts_at(field * plane() + y * params.nx + x);
 }
 
 // Row term `term` (0 metric 1/(a cos), 1 tan/a, 2 Coriolis, 3 cos, 4 1/(a cos^2)) of centre
 // rows (corner = 0u) or corner rows (corner = 1u).
 fn row_term(corner: u32, term: u32, y: u32) -> f32 {
-    return consts[4u * plane() + (corner * 5u + term) * params.ny + y];
+    return consts_at(4u * plane() + (corner * 5u + term) * params.ny + y);
 }
 
 // The neighbour coordinate one step down or up on the torus of `size`, without a division.
