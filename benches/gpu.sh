@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 export WAFER_EMU_REQUIRE_GPU=1
 cargo build --release --quiet
 ./target/release/wafer-emu adapters
-echo "== bit-exactness: wafer and clusters == global kernel, GPU == CPU within bound"
-cargo test --release --quiet --test determinism --test swe --test translation 2>&1 | grep -E "test result|FAILED|panicked"
+echo "== bit-exactness: wafer, fused engine, banks and clusters == global kernel, GPU == CPU within bound"
+cargo test --release --quiet --test determinism --test swe --test translation --test cluster 2>&1 | grep -E "test result|FAILED|panicked"
 for kernel in heat5 heat9; do
     echo "== $kernel on ${grid}^2"
     ./target/release/wafer-emu bench "$kernel" --grid "$grid" --n 2,8,32,128 --steps 50 --reps 5 --no-cpu

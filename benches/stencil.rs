@@ -1,6 +1,6 @@
-//! Criterion benchmarks: the same variants as `wafer-emu bench` (emulated wafer, the same grid
-//! as a 2x2 cluster on one and on two devices, global kernel, CPU backend, copy ceilings) on
-//! one grid, reported as point updates per second.
+//! Criterion benchmarks: the same variants as `wafer-emu bench` (emulated wafer, explicit and
+//! fused, the same grid as a 2x2 cluster on one and on two devices, global kernel, CPU
+//! backend, copy ceilings) on one grid, reported as point updates per second.
 //! `WAFER_EMU_BENCH_GRID` sets the grid side (default 1024).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
