@@ -290,6 +290,14 @@ pub struct TsunamiArgs {
     /// Leave the frames out of the NetCDF file (maps and depth only)
     #[arg(long)]
     pub no_netcdf_frames: bool,
+    /// Write a checkpoint (the state, the maps, the gauges and the frames so far) into
+    /// OUT/checkpoint every MIN minutes of model time; on SIGINT or SIGTERM write one and stop
+    #[arg(long, value_name = "MIN")]
+    pub checkpoint_every: Option<f64>,
+    /// Continue the tsunami whose folder is DIR from its checkpoint (the same command line
+    /// otherwise; --hours may grow), bit for bit as if it had not stopped
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -391,7 +399,16 @@ impl TsunamiArgs {
             swe,
             problem,
             engine,
-            out: self.out.clone(),
+            out: self.resume.clone().unwrap_or_else(|| self.out.clone()),
+            checkpoint_every: match self.checkpoint_every {
+                Some(m) if !(m.is_finite() && m > 0.0 && m <= 1e5) => {
+                    return Err(invalid!(
+                        "checkpoint-every = {m} minutes: allowed more than 0, at most 1e5"
+                    ))
+                }
+                m => m,
+            },
+            resume: self.resume.is_some(),
             frame_minutes: self.frame_every,
             sample_seconds: self.sample_every,
             eta_range: self.range,

@@ -1,7 +1,7 @@
-//! Checkpoints: a run stopped (by its step count, or by SIGTERM) and resumed from its
-//! checkpoint ends bit for bit where an uninterrupted run ends, for heat on one wafer and on a
-//! 2x2 cluster with link delays on 2 devices, and for shallow water; a checkpoint of another
-//! problem is refused.
+//! Checkpoints: a run or a tsunami stopped (by its step count, or by SIGTERM) and resumed from
+//! its checkpoint ends bit for bit where an uninterrupted one ends, for heat on one wafer and
+//! on a 2x2 cluster with link delays on 2 devices, for shallow water and for the tsunami (its
+//! maps, gauges and frames too); a checkpoint of another problem is refused.
 
 mod common;
 
@@ -29,6 +29,29 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wafer-emu-ckpt-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// Runs `args` into `out` and sends SIGTERM once its first checkpoint exists; whether it then
+/// failed (stopped before its end) and its standard error.
+fn stop_by_sigterm(args: &[&str], out: &Path) -> (bool, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !out.join("checkpoint/meta.json").exists() && started.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (!output.status.success(), stderr)
 }
 
 fn backend() -> &'static str {
@@ -154,26 +177,9 @@ fn a_run_stopped_by_sigterm_resumes_bit_for_bit() {
         "100",
     ];
     ok(&[&case[..], &["--out", whole.to_str().unwrap()]].concat());
-    let child = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
-        .args(case)
-        .args(["--out", stopped.to_str().unwrap()])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !stopped.join("checkpoint/meta.json").exists()
-        && started.elapsed() < Duration::from_secs(60)
-    {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (stopped_early, stderr) = stop_by_sigterm(&case, &stopped);
     assert!(
-        !out.status.success() && stderr.contains("stopped by a signal at step"),
+        stopped_early && stderr.contains("stopped by a signal at step"),
         "{stderr}"
     );
     let leftovers: Vec<_> = std::fs::read_dir(&stopped)
@@ -220,4 +226,78 @@ fn a_checkpoint_of_another_problem_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("belongs to another problem"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A tsunami stopped after one model hour (by its --hours, and by SIGTERM) and resumed to
+/// three writes the same gauges, summary table, NetCDF file and last frame, byte for byte, as
+/// one that ran three hours in one go; its maps and gauges' records travel in the checkpoint.
+#[test]
+fn a_tsunami_resumes_bit_for_bit() {
+    let (whole, parts, stopped) = (
+        scratch("tsunami-whole"),
+        scratch("tsunami-parts"),
+        scratch("tsunami-stopped"),
+    );
+    let case = |hours: &'static str| {
+        [
+            "tsunami",
+            "--resolution",
+            "2deg",
+            "--n",
+            "4",
+            "--hours",
+            hours,
+            "--sample-every",
+            "300",
+            "--frame-every",
+            "60",
+            "--relief",
+            "etopo1-1deg",
+            "--region",
+            "none",
+            "--backend",
+            "cpu",
+            "--checkpoint-every",
+            "30",
+        ]
+    };
+    let at = |dir: &Path| dir.to_str().unwrap().to_string();
+    ok(&[&case("3")[..], &["--out", &at(&whole)]].concat());
+    ok(&[&case("1")[..], &["--out", &at(&parts)]].concat());
+    ok(&[&case("3")[..], &["--resume", &at(&parts)]].concat());
+    // The same continued from wherever a SIGTERM stopped it.
+    let (stopped_early, stderr) = stop_by_sigterm(&case("3"), &stopped);
+    assert!(
+        !stopped_early || stderr.contains("stopped by a signal at step"),
+        "{stderr}"
+    );
+    ok(&[&case("3")[..], &["--resume", &at(&stopped)]].concat());
+    for file in [
+        "gauges.csv",
+        "gauge_summary.csv",
+        "tsunami.nc",
+        "eta_global_t00180min.png",
+        "max_eta.png",
+        "arrival_time.png",
+    ] {
+        let expected = std::fs::read(whole.join(file)).unwrap();
+        for dir in [&parts, &stopped] {
+            assert!(
+                std::fs::read(dir.join(file)).unwrap() == expected,
+                "{file} differs after resuming in {}",
+                dir.display()
+            );
+        }
+    }
+    // The resumed run stepped only what was left.
+    let stepped = |dir: &Path| -> u64 {
+        let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
+        let (_, rest) = summary.split_once("s stepping ").unwrap();
+        rest.split(' ').next().unwrap().parse().unwrap()
+    };
+    let (all, rest) = (stepped(&whole), stepped(&parts));
+    assert!(rest < all && 3 * rest + 3 >= 2 * all, "{rest} of {all}");
+    for dir in [whole, parts, stopped] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

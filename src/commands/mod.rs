@@ -4,6 +4,7 @@
 
 pub mod adapters;
 pub mod bench;
+mod checkpoint;
 pub mod predict;
 pub mod reproduce;
 pub mod run;

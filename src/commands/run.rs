@@ -2,9 +2,10 @@
 //! coordinates, an optional bit-for-bit check against the global kernel, and a summary.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::checkpoint;
 use crate::cluster::LinkStats;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
@@ -35,85 +36,6 @@ pub struct RunConfig {
     pub checkpoint_every: Option<u64>,
     /// Continue from the checkpoint in `out` (the step it was taken at, its fields).
     pub resume: bool,
-}
-
-/// The checkpoint of a run folder.
-fn checkpoint_dir(out: &Path) -> PathBuf {
-    out.join("checkpoint")
-}
-
-/// What must match for a checkpoint to continue a run: the kernel with its parameters, the
-/// cluster and its links (FNV-1a of their description, stable across runs of one version).
-fn problem_hash(problem: &Problem) -> String {
-    let text = format!(
-        "{} {:?} {:?} {:?} {}",
-        problem.spec().name,
-        problem.kernel.describe(),
-        problem.cluster,
-        problem.link_specs,
-        env!("CARGO_PKG_VERSION")
-    );
-    let hash = text.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    });
-    format!("{hash:016x}")
-}
-
-/// Writes every field at `step` into `out/checkpoint`, replacing the last one only once the
-/// new one is complete.
-fn write_checkpoint(out: &Path, problem: &Problem, step: u64, state: &[GlobalField]) -> Result<()> {
-    let pid = std::process::id();
-    let fresh = out.join(format!(".checkpoint.tmp-{pid}"));
-    output::create_dir(&fresh)?;
-    for (name, field) in problem.spec().fields.iter().zip(state) {
-        output::write_atomic(
-            &fresh.join(format!("{name}.npy")),
-            &output::field_npy(field),
-        )?;
-    }
-    let meta = serde_json::json!({"step": step, "problem": problem_hash(problem)});
-    output::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
-    let (last, old) = (
-        checkpoint_dir(out),
-        out.join(format!(".checkpoint.old-{pid}")),
-    );
-    let io = |e: std::io::Error| crate::Error::Io {
-        path: last.clone(),
-        source: e,
-    };
-    if last.exists() {
-        std::fs::rename(&last, &old).map_err(io)?;
-    }
-    std::fs::rename(&fresh, &last).map_err(io)?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io)?;
-    }
-    Ok(())
-}
-
-/// The step and fields of the checkpoint in `out`, checked against `problem`.
-pub fn read_checkpoint(out: &Path, problem: &Problem) -> Result<(u64, Vec<GlobalField>)> {
-    let dir = checkpoint_dir(out);
-    let meta = std::fs::read_to_string(dir.join("meta.json"))
-        .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
-    let meta: serde_json::Value =
-        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
-    if meta["problem"].as_str() != Some(&problem_hash(problem)) {
-        return Err(invalid!(
-            "the checkpoint in {} belongs to another problem (kernel, parameters, cluster or links differ): resume with the command line that wrote it",
-            dir.display()
-        ));
-    }
-    let step = meta["step"]
-        .as_u64()
-        .ok_or_else(|| invalid!("{}: no step", dir.display()))?;
-    let fields = problem
-        .spec()
-        .fields
-        .iter()
-        .map(|name| output::read_field_npy(&dir.join(format!("{name}.npy"))))
-        .collect::<Result<_>>()?;
-    Ok((step, fields))
 }
 
 /// The picture of field `f` at `step`: the kernel's, titled with the kernel, field, step and
@@ -206,7 +128,7 @@ pub fn run(
     // From a checkpoint: its state, and the steps it had done.
     let (offset, resumed) = match (&config.out, config.resume) {
         (Some(dir), true) => {
-            let (step, state) = read_checkpoint(dir, &config.problem)?;
+            let (step, state) = checkpoint::read(dir, (&config.problem, ""))?;
             if step > config.steps {
                 return Err(invalid!(
                     "the checkpoint is at step {step}, beyond --steps {}: allowed --steps >= {step}",
@@ -260,14 +182,10 @@ pub fn run(
             false => None,
         };
         if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
-            write_checkpoint(dir, problem, step, state)?;
+            checkpoint::write(dir, (problem, ""), step, state, &[])?;
         }
         if let Some(dir) = config.out.as_ref().filter(|_| stop && !last) {
-            return Err(crate::Error::Aborted(format!(
-                "stopped by a signal at step {step}; its checkpoint is in {}: continue with --resume {}",
-                checkpoint_dir(dir).display(),
-                dir.display()
-            )));
+            return Err(checkpoint::stopped(dir, step));
         }
         if let Some(state) = state.filter(|_| last || snapshot) {
             if let Some(dir) = &config.out {

@@ -4,12 +4,13 @@
 //! file, and prints the emulated machine's time for the same run beside the wall time.
 
 use std::fmt::{self, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::UVec2;
 
+use super::checkpoint;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::{Swe, SweConfig};
@@ -90,6 +91,29 @@ pub struct TsunamiConfig {
     pub netcdf_frames: bool,
     /// Write into an output folder that already holds results.
     pub force: bool,
+    /// Minutes of model time between checkpoints.
+    pub checkpoint_every: Option<f64>,
+    /// Continue from the checkpoint in `out`.
+    pub resume: bool,
+}
+
+impl TsunamiConfig {
+    /// The settings a checkpoint must share with the run that continues it, beside the
+    /// problem: all but the model hours, the output folder and where it runs.
+    fn checkpoint_key(&self) -> String {
+        format!(
+            "{:?} {} {} {} {} {:?} {:?} {} {}",
+            self.impact,
+            self.resolution,
+            self.frame_minutes,
+            self.sample_seconds,
+            self.eta_range,
+            self.region,
+            self.gauges,
+            self.threshold,
+            self.netcdf_frames
+        )
+    }
 }
 
 /// The grid of a resolution: `nx` from the spacing, `ny` rows of about the same Mercator size
@@ -184,11 +208,32 @@ pub fn tsunami(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TsunamiReport> {
-    output::check_output_dir(&config.out, config.force)?;
+    output::check_output_dir(&config.out, config.force || config.resume)?;
+    let swe = &*config.swe;
+    let dt = swe.dt();
+    let total_s = config.hours * 3600.0;
+    let steps = ((total_s / dt).round() as u64).max(1);
+    let key = config.checkpoint_key();
+    // From a checkpoint: its step and state.
+    let (offset, resumed) = match config.resume {
+        true => {
+            let (step, state) = checkpoint::read(&config.out, (&config.problem, &key))?;
+            if step > steps {
+                return Err(crate::invalid!(
+                    "the checkpoint is at {} of model time, beyond --hours {}: allowed --hours >= {:.3}",
+                    clock(step as f64 * dt),
+                    config.hours,
+                    step as f64 * dt / 3600.0
+                ));
+            }
+            (step, Some(config.problem.clone().starting_from(state)?))
+        }
+        false => (0, None),
+    };
+    super::watch_signals();
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
-    let swe = &*config.swe;
-    let problem = &config.problem;
+    let problem = resumed.as_ref().unwrap_or(&config.problem);
     let mut sim = engine::simulator(
         EngineKind::Wafer,
         ctx.as_ref(),
@@ -198,50 +243,73 @@ pub fn tsunami(
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
     let _claim = output::claim_dir(&config.out)?;
-    let dt = swe.dt();
-    let total_s = config.hours * 3600.0;
-    let steps = ((total_s / dt).round() as u64).max(1);
+    let mut frames = Frames::default();
+    if config.resume {
+        let dir = checkpoint::dir(&config.out);
+        tracker.restore(&dir)?;
+        frames = Frames::restore(&dir)?;
+    }
     let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
+    let checkpoint_every = config
+        .checkpoint_every
+        .map(|minutes| ((minutes * 60.0 / dt).round() as u64).max(1));
     // Frame `k` is the step nearest to `k` frame intervals.
     let frame_step =
         |k: u64| ((k as f64 * config.frame_minutes * 60.0 / dt).round() as u64).min(steps);
-    let mut frames_done = 0;
-    let mut files = vec![];
-    let (mut times, mut frames) = (vec![], vec![]);
     let mut stepping = Duration::ZERO;
     let state = loop {
-        let step = sim.step();
+        let step = sim.step() + offset;
         let (time, last) = (step as f64 * dt, step == steps);
-        let frame = step >= frame_step(frames_done) || last;
         let state = sim.state()?;
-        swe.check_state(&state, step)?;
-        tracker.sample(time, &state, swe.sea_level());
-        if frame {
-            // Named by the frame's nominal time (the title has the exact one).
-            let minute = match step >= frame_step(frames_done) {
-                true => frames_done as f64 * config.frame_minutes,
-                false => time / 60.0,
-            };
-            frames_done += 1;
-            files.extend(write_frames(config, &state[2], (time, minute))?);
-            times.push(time);
-            if config.netcdf_frames {
-                frames.extend(eta_of(swe, &state[2]).data);
+        // A checkpoint's own step was sampled, and framed, before it was taken.
+        if !(config.resume && step == offset) {
+            swe.check_state(&state, step)?;
+            tracker.sample(time, &state, swe.sea_level());
+            if step >= frame_step(frames.done) || last {
+                // Named by the frame's nominal time (the title has the exact one).
+                let minute = match step >= frame_step(frames.done) {
+                    true => frames.done as f64 * config.frame_minutes,
+                    false => time / 60.0,
+                };
+                frames.done += 1;
+                frames
+                    .files
+                    .extend(write_frames(config, &state[2], (time, minute))?);
+                frames.times.push(time);
+                if config.netcdf_frames {
+                    frames.eta.extend(eta_of(swe, &state[2]).data);
+                }
             }
+        }
+        let stop = checkpoint_every.is_some() && super::stop_requested();
+        let due = checkpoint_every.is_some_and(|k| step.is_multiple_of(k) && step > offset);
+        if stop || due {
+            let extra = [tracker.checkpoint_files(), frames.checkpoint_files()].concat();
+            checkpoint::write(&config.out, (problem, &key), step, &state, &extra)?;
+        }
+        if stop && !last {
+            return Err(checkpoint::stopped(&config.out, step));
         }
         on_progress(time.min(total_s), total_s);
         if last {
             break state;
         }
+        let next_checkpoint = checkpoint_every.map_or(steps, |k| (step / k + 1) * k);
         let next = (step + sample_every)
-            .min(frame_step(frames_done).max(step + 1))
+            .min(frame_step(frames.done).max(step + 1))
+            .min(next_checkpoint)
             .min(steps);
         let started = Instant::now();
         sim.advance(next - step)?;
         stepping += started.elapsed();
     };
-    files.extend(write_outputs(config, &tracker, (&times, &frames))?);
-    let lines = report_lines(config, problem, steps, stepping)?;
+    let mut files = frames.files;
+    files.extend(write_outputs(
+        config,
+        &tracker,
+        (&frames.times, &frames.eta),
+    )?);
+    let lines = report_lines(config, problem, (steps, steps - offset), stepping)?;
     let report = TsunamiReport {
         lines,
         files,
@@ -254,6 +322,64 @@ pub fn tsunami(
         files: [report.files.clone(), vec![summary]].concat(),
         ..report
     })
+}
+
+/// The frames written so far: how many, their model times, their `eta` for the NetCDF file
+/// (when it takes frames) and their picture files.
+#[derive(Default)]
+struct Frames {
+    done: u64,
+    times: Vec<f64>,
+    eta: Vec<f32>,
+    files: Vec<PathBuf>,
+}
+
+impl Frames {
+    /// As checkpoint files: the count, the times' bits and the files as JSON, `eta` raw.
+    fn checkpoint_files(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let meta = serde_json::json!({
+            "done": self.done,
+            "times": self.times.iter().map(|t| t.to_bits()).collect::<Vec<_>>(),
+            "files": self.files,
+        });
+        vec![
+            ("frames.json", meta.to_string().into_bytes()),
+            ("frames_eta.f32", bytemuck::cast_slice(&self.eta).to_vec()),
+        ]
+    }
+
+    /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]).
+    fn restore(dir: &Path) -> Result<Self> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| crate::invalid!("{}: {e}", path.display()))
+        };
+        let meta: serde_json::Value = serde_json::from_slice(&read("frames.json")?)
+            .map_err(|e| crate::invalid!("{}: {e}", dir.join("frames.json").display()))?;
+        let bad = || crate::invalid!("{}: not a tsunami's frames", dir.display());
+        let done = meta["done"].as_u64().ok_or_else(bad)?;
+        let times = meta["times"].as_array().ok_or_else(bad)?;
+        let files = meta["files"].as_array().ok_or_else(bad)?;
+        let eta = read("frames_eta.f32")?;
+        if eta.len() % 4 != 0 {
+            return Err(bad());
+        }
+        Ok(Self {
+            done,
+            times: times
+                .iter()
+                .map(|t| t.as_u64().map(f64::from_bits).ok_or_else(bad))
+                .collect::<Result<_>>()?,
+            eta: eta
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            files: files
+                .iter()
+                .map(|f| f.as_str().map(PathBuf::from).ok_or_else(bad))
+                .collect::<Result<_>>()?,
+        })
+    }
 }
 
 /// `eta = h - sea level` over water, NaN on land.
@@ -462,7 +588,7 @@ fn attributes(config: &TsunamiConfig) -> Vec<(String, String)> {
 fn report_lines(
     config: &TsunamiConfig,
     problem: &Problem,
-    steps: u64,
+    (steps, stepped): (u64, u64),
     stepping: Duration,
 ) -> Result<Vec<(String, String)>> {
     let swe = &*config.swe;
@@ -475,7 +601,7 @@ fn report_lines(
         ("hump".into(), format!("volume {:.3e} m^3, potential energy {:.3e} J = {:.0} Mt TNT (raised cosine on a plane)", i.volume(), i.potential_energy(), i.potential_energy() / MEGATON_TNT)),
         ("grid".into(), format!("{} x {} ({} degrees), {}", grid.x, grid.y, config.resolution, problem.cluster.describe())),
         ("model time".into(), format!("{} in {steps} steps of {:.1} s", clock(steps as f64 * swe.dt()), swe.dt())),
-        ("wall time".into(), format!("{secs:.2} s stepping, {:.3e} point updates/s", points * steps as f64 / secs)),
+        ("wall time".into(), format!("{secs:.2} s stepping {stepped} steps, {:.3e} point updates/s", points * stepped as f64 / secs)),
     ];
     if let Some(p) = super::run::emulated_timing(problem)? {
         let seconds = p.cycles_per_step * steps as f64 / p.config.params.clock_hz;

@@ -13,7 +13,7 @@ use glam::UVec2;
 use crate::field::GlobalField;
 use crate::kernels::swe::{Swe, SweInit, GRAVITY, WATER_DENSITY};
 use crate::kernels::Kernel;
-use crate::{invalid, Result};
+use crate::{invalid, output, Result};
 
 /// Joules in a megaton of TNT.
 pub const MEGATON_TNT: f64 = 4.184e15;
@@ -281,6 +281,64 @@ impl Tracker {
     }
 
     /// The gauges' time series as CSV: `time_s, then eta, u, v of every gauge`.
+    /// The tracker as checkpoint files: both maps, and every gauge's samples as the bits of
+    /// their values (exact, NaN included).
+    pub fn checkpoint_files(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let samples: Vec<Vec<[u64; 4]>> = self
+            .gauges
+            .iter()
+            .map(|g| {
+                g.samples
+                    .iter()
+                    .map(|s| {
+                        let bits = |v: f32| v.to_bits() as u64;
+                        [s.time.to_bits(), bits(s.eta), bits(s.u), bits(s.v)]
+                    })
+                    .collect()
+            })
+            .collect();
+        vec![
+            ("max_eta.npy", output::field_npy(&self.max_eta)),
+            ("arrival.npy", output::field_npy(&self.arrival)),
+            (
+                "gauge_samples.json",
+                serde_json::to_vec(&samples).expect("plain numbers"),
+            ),
+        ]
+    }
+
+    /// Takes the maps and samples back from the checkpoint folder `dir`
+    /// ([`Tracker::checkpoint_files`]); its gauges must be this tracker's.
+    pub fn restore(&mut self, dir: &Path) -> Result<()> {
+        let max_eta = output::read_field_npy(&dir.join("max_eta.npy"))?;
+        let arrival = output::read_field_npy(&dir.join("arrival.npy"))?;
+        let path = dir.join("gauge_samples.json");
+        let text = std::fs::read(&path).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        let samples: Vec<Vec<[u64; 4]>> =
+            serde_json::from_slice(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        let same_grid = |f: &GlobalField| (f.nx, f.ny) == (self.max_eta.nx, self.max_eta.ny);
+        if !same_grid(&max_eta) || !same_grid(&arrival) || samples.len() != self.gauges.len() {
+            return Err(invalid!(
+                "the checkpoint in {} does not fit this run's grid or gauges",
+                dir.display()
+            ));
+        }
+        (self.max_eta, self.arrival) = (max_eta, arrival);
+        for (gauge, samples) in self.gauges.iter_mut().zip(samples) {
+            let value = |bits: u64| f32::from_bits(bits as u32);
+            gauge.samples = samples
+                .into_iter()
+                .map(|[time, eta, u, v]| Sample {
+                    time: f64::from_bits(time),
+                    eta: value(eta),
+                    u: value(u),
+                    v: value(v),
+                })
+                .collect();
+        }
+        Ok(())
+    }
+
     pub fn gauges_csv(&self) -> String {
         let mut out = String::from("time_s");
         for r in &self.gauges {

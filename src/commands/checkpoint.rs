@@ -1,0 +1,108 @@
+//! Checkpoints of a run folder, `OUT/checkpoint`: every state field at a step, the files a
+//! command adds (a tsunami's maps, gauges and frames), and a hash of what must match to
+//! continue (the problem, and the command's own settings). A new checkpoint replaces the last
+//! only once it is complete.
+
+use std::path::{Path, PathBuf};
+
+use crate::field::GlobalField;
+use crate::model::Problem;
+use crate::{invalid, output, Error, Result};
+
+/// The checkpoint of a run folder.
+pub(crate) fn dir(out: &Path) -> PathBuf {
+    out.join("checkpoint")
+}
+
+/// What must match for a checkpoint to continue a run: the kernel with its parameters, the
+/// cluster and its links, and `key`, the command's own settings (FNV-1a of their
+/// description, stable across runs of one version).
+fn hash(problem: &Problem, key: &str) -> String {
+    let text = format!(
+        "{} {:?} {:?} {:?} {} {key}",
+        problem.spec().name,
+        problem.kernel.describe(),
+        problem.cluster,
+        problem.link_specs,
+        env!("CARGO_PKG_VERSION")
+    );
+    let hash = text.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// Writes every field at `step` and the `extra` files into `out/checkpoint`, replacing the
+/// last checkpoint only once the new one is complete.
+pub(crate) fn write(
+    out: &Path,
+    (problem, key): (&Problem, &str),
+    step: u64,
+    state: &[GlobalField],
+    extra: &[(&str, Vec<u8>)],
+) -> Result<()> {
+    let pid = std::process::id();
+    let fresh = out.join(format!(".checkpoint.tmp-{pid}"));
+    output::create_dir(&fresh)?;
+    for (name, field) in problem.spec().fields.iter().zip(state) {
+        output::write_atomic(
+            &fresh.join(format!("{name}.npy")),
+            &output::field_npy(field),
+        )?;
+    }
+    for (name, bytes) in extra {
+        output::write_atomic(&fresh.join(name), bytes)?;
+    }
+    let meta = serde_json::json!({"step": step, "problem": hash(problem, key)});
+    output::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
+    let (last, old) = (dir(out), out.join(format!(".checkpoint.old-{pid}")));
+    let io = |e: std::io::Error| Error::Io {
+        path: last.clone(),
+        source: e,
+    };
+    if last.exists() {
+        std::fs::rename(&last, &old).map_err(io)?;
+    }
+    std::fs::rename(&fresh, &last).map_err(io)?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The step and fields of the checkpoint in `out`, checked against `problem` and `key`.
+pub(crate) fn read(
+    out: &Path,
+    (problem, key): (&Problem, &str),
+) -> Result<(u64, Vec<GlobalField>)> {
+    let dir = dir(out);
+    let meta = std::fs::read_to_string(dir.join("meta.json"))
+        .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    if meta["problem"].as_str() != Some(&hash(problem, key)) {
+        return Err(invalid!(
+            "the checkpoint in {} belongs to another problem (kernel, parameters, cluster, links or the command's settings differ): resume with the command line that wrote it",
+            dir.display()
+        ));
+    }
+    let step = meta["step"]
+        .as_u64()
+        .ok_or_else(|| invalid!("{}: no step", dir.display()))?;
+    let fields = problem
+        .spec()
+        .fields
+        .iter()
+        .map(|name| output::read_field_npy(&dir.join(format!("{name}.npy"))))
+        .collect::<Result<_>>()?;
+    Ok((step, fields))
+}
+
+/// The error of a run stopped by a signal at `step` after writing its checkpoint in `out`.
+pub(crate) fn stopped(out: &Path, step: u64) -> Error {
+    Error::Aborted(format!(
+        "stopped by a signal at step {step}; its checkpoint is in {}: continue with --resume {}",
+        dir(out).display(),
+        out.display()
+    ))
+}
