@@ -4,13 +4,14 @@
 // state field over the block's owned points and the w-wide halo to their left and below into
 // workgroup memory (`tile`; the halo comes from the PEs beside the block or from the links,
 // as sendrecv's would), performs the (p,p) remap there, and computes every PE's stage from it.
-// BLOCK_X and BLOCK_Y are set per wafer shape so that the tile fits TILE_CAP values.
+// BLOCK_X and BLOCK_Y are set per wafer shape so that the tile fits TILE_CAP values, set per
+// adapter from its workgroup memory.
 
 @group(0) @binding(6) var<storage, read> clock: array<vec4<u32>>;
 
-const TILE_CAP: u32 = 4086u;
-// The tile and the BLOCK_COLS + 2 values a window may read past its last row.
-var<workgroup> tile: array<f32, 4096>;
+// The tile and the values a Rows3 window may read past its last row (BLOCK_COLS + 2).
+const TILE_SLACK: u32 = 10u;
+var<workgroup> tile: array<f32, TILE_CAP + TILE_SLACK>;
 
 // One workgroup's block: its wafer (device-local; first + count when past the dispatch), its
 // first PE, how many PEs it has inside the rectangle, and its tile's width and height.

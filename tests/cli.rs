@@ -970,10 +970,9 @@ fn bench_skips_variants_that_do_not_fit() {
         report["rows"].as_array().unwrap().len(),
         report["skipped"].as_array().unwrap(),
     );
-    // Copy, global, wafer and fused; the fused one never fits a PE of n = 64 in its tile.
+    // Copy, global, wafer and fused.
     assert_eq!(rows + skipped.len(), 4, "{report:#}");
     let reason = |k: usize| skipped[k]["reason"].as_str().unwrap().to_string();
-    assert!(reason(skipped.len() - 1).contains("n = 64 leaves no room"));
     if ctx.describe().contains("llvmpipe") {
         // 256 MiB per field against lavapipe's 128 MiB binding.
         assert_eq!(skipped.len(), 4, "{report:#}");

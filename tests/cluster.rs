@@ -230,8 +230,9 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
             );
         }
     }
-    // A PE whose points do not fit workgroup memory falls back to the explicit dispatches.
-    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (2, 2), 64, 5);
+    // A PE whose points do not fit workgroup memory (256 KiB would be needed here) falls
+    // back to the explicit dispatches.
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (1, 1), 256, 5);
     let fused = Placement {
         fused: true,
         ..placement(1)

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
-use crate::gpu::{fused_block, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
+use crate::gpu::{fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
 use crate::kernels::{KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -346,7 +346,8 @@ fn add_gpu_variants(
         })?;
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        if fused_block(&g, problem.spec().fields.len()).is_none() {
+        let cap = tile_cap(&ctx.adapter.limits);
+        if fused_block(&g, problem.spec().fields.len(), cap).is_none() {
             let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
             lineup.skipped.push((name, why));
             continue;

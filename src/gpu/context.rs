@@ -76,7 +76,7 @@ impl AdapterSummary {
     pub fn line(&self) -> String {
         let l = &self.limits;
         format!(
-            "{} | {:?} | {:?} | {} {} | storage binding {} MiB, buffer {} MiB, workgroups/dim {}, invocations/workgroup {}",
+            "{} | {:?} | {:?} | {} {} | storage binding {} MiB, buffer {} MiB, workgroups/dim {}, invocations/workgroup {}, workgroup memory {} KiB, storage buffers/stage {}",
             self.info.name,
             self.info.backend,
             self.info.device_type,
@@ -85,7 +85,9 @@ impl AdapterSummary {
             self.max_binding_bytes() >> 20,
             l.max_buffer_size >> 20,
             l.max_compute_workgroups_per_dimension,
-            l.max_compute_invocations_per_workgroup
+            l.max_compute_invocations_per_workgroup,
+            l.max_compute_workgroup_storage_size >> 10,
+            l.max_storage_buffers_per_shader_stage
         )
     }
 }

@@ -17,4 +17,4 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
-pub use shard::{fused_block, TILE_CAP};
+pub use shard::{fused_block, tile_cap};

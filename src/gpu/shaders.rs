@@ -134,13 +134,18 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
 }
 
-/// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup: the
-/// driver, the kernel, the block shape, and where `base` reads (the tile at a step's first
+/// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup and tiles
+/// of `cap` values: the driver, the kernel, the block shape, and where `base` reads (the tile at a step's first
 /// stage, which then also writes the comm layers that later stages read as `base`).
-pub fn wafer_fused(spec: &KernelSpec, k: usize, block: glam::UVec2, pages: Pages) -> String {
+pub fn wafer_fused(
+    spec: &KernelSpec,
+    k: usize,
+    (block, cap): (glam::UVec2, u32),
+    pages: Pages,
+) -> String {
     let stage = &spec.stages[k];
     let mut kernel = format!(
-        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\n",
+        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\nconst TILE_CAP: u32 = {cap}u;\n",
         stage_kernel(spec, stage, pages),
         block.x,
         block.y
@@ -198,7 +203,7 @@ pub fn all() -> Vec<(String, String)> {
                 let block = glam::UVec2::new(4, 3);
                 let variants = [
                     ("wafer", wafer_stage(spec, stage, pages)),
-                    ("fused", wafer_fused(spec, k, block, pages)),
+                    ("fused", wafer_fused(spec, k, (block, 4086), pages)),
                     ("global", global_stage(spec, stage, pages)),
                 ];
                 for (engine, source) in variants {
@@ -311,6 +316,14 @@ mod tests {
             values,
             BLOCK_COLS as usize + 2,
             "Window holds BLOCK_COLS + 2 values"
+        );
+        let slack = format!(
+            "const TILE_SLACK: u32 = {}u;",
+            super::super::shard::TILE_SLACK
+        );
+        assert!(
+            library("fused_tile").contains(&slack),
+            "fused_tile.wgsl lacks `{slack}`"
         );
     }
 

@@ -42,14 +42,21 @@ fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
     ]
 }
 
-/// Values of a fused workgroup's tile (`TILE_CAP` in `shaders/fused_tile.wgsl`).
-pub const TILE_CAP: u32 = 4086;
+/// Values a fused Rows3 window may read past the tile's last row (`BLOCK_COLS + 2`;
+/// `TILE_SLACK` in `shaders/fused_tile.wgsl`, checked by a test).
+pub(crate) const TILE_SLACK: u32 = BLOCK_COLS + 2;
 
-/// PEs per fused workgroup (a block as wide, then as tall, as the tile holds with every field
-/// and the halo), or `None` when not even one PE's points fit.
-pub fn fused_block(g: &WaferGeometry, fields: usize) -> Option<glam::UVec2> {
+/// Values of a fused workgroup's tile on an adapter with these limits: its workgroup memory,
+/// less the slack (`TILE_CAP` in `shaders/fused_tile.wgsl`, composed in).
+pub fn tile_cap(limits: &wgpu::Limits) -> u32 {
+    (limits.max_compute_workgroup_storage_size / 4).saturating_sub(TILE_SLACK)
+}
+
+/// PEs per fused workgroup (a block as wide, then as tall, as a tile of `cap` values holds
+/// with every field and the halo), or `None` when not even one PE's points fit.
+pub fn fused_block(g: &WaferGeometry, fields: usize, cap: u32) -> Option<glam::UVec2> {
     let (n, w) = (g.n, g.w());
-    let cells = TILE_CAP / fields as u32;
+    let cells = cap / fields as u32;
     let side = (cells as f64).sqrt() as u32;
     let x = (side.saturating_sub(w) / n).min(g.pes_x);
     let y = ((cells / (x * n + w).max(1)).saturating_sub(w) / n).min(g.pes_y);
@@ -271,15 +278,16 @@ impl Shard {
             )
         };
         let fused_asked = fused;
+        let cap = tile_cap(&ctx.adapter.limits);
         let fused = fused
-            .then(|| fused_block(&g, fields))
+            .then(|| fused_block(&g, fields, cap))
             .flatten()
             .map(|block| {
                 let stages = (0..stages).map(|k| Kernel {
                     blocks: Some(block),
                     ..build(
                         spec.stages[k].name,
-                        &shaders::wafer_fused(spec, k, block, pages),
+                        &shaders::wafer_fused(spec, k, (block, cap), pages),
                         "compute",
                         0,
                         Some(k),
@@ -375,8 +383,9 @@ impl Shard {
                 format!("fused, blocks of {}x{} PEs", b.x, b.y)
             }
             None if self.fused_asked => format!(
-                "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {TILE_CAP} values)",
-                self.cluster.wafer.n
+                "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {} values)",
+                self.cluster.wafer.n,
+                tile_cap(&self.ctx.adapter.limits)
             ),
             None => "explicit sendrecv and compute".into(),
         }
