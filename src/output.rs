@@ -473,8 +473,10 @@ impl Canvas {
     pub fn text_width(s: usize, text: &str) -> usize {
         use ab_glyph::{Font, ScaleFont};
         let font = FONT.as_scaled(font_scale(s));
-        let width: f32 = text.chars().map(|c| font.h_advance(font.glyph_id(c))).sum();
-        width.ceil() as usize
+        let ids: Vec<_> = text.chars().map(|c| font.glyph_id(c)).collect();
+        let advance: f32 = ids.iter().map(|&id| font.h_advance(id)).sum();
+        let kerning: f32 = ids.windows(2).map(|p| font.kern(p[0], p[1])).sum();
+        (advance + kerning).ceil() as usize
     }
 
     /// Anti-aliased text at scale `s` (capitals about `5 s` pixels tall), top of the capitals

@@ -230,6 +230,28 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
             );
         }
     }
+    // Links of capacity 1, one slower, on two devices: the wafers drift apart and every
+    // package slot is reused as soon as it is free.
+    for kernel in KernelKind::ALL {
+        let mut links = LinkConfig::uniform(1, 1);
+        let slow = LinkSpec {
+            delay: 3,
+            capacity: 1,
+        };
+        links.overrides.push(((0, 0), Direction::Right, slow));
+        let problem = match kernel {
+            KernelKind::Swe => common::swe_problem((3, 1), (3, 2), 2, 6),
+            heat => common::cluster_problem(heat, (3, 1), (3, 2), 2, 6),
+        }
+        .with_links(links)
+        .unwrap();
+        let fused = Placement {
+            fused: true,
+            ..placement(2)
+        };
+        let what = format!("{} fused, capacity 1, 2 devices", kernel.name());
+        assert_cluster_equals_global(&ctx, &problem, &fused, &[0, 5, 13], &what);
+    }
     // A PE whose points do not fit workgroup memory (256 KiB would be needed here) falls
     // back to the explicit dispatches.
     let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (1, 1), 256, 5);

@@ -14,6 +14,41 @@ pub(crate) fn dir(out: &Path) -> PathBuf {
     out.join("checkpoint")
 }
 
+/// The newest complete checkpoint of `out`: `checkpoint`, or, after a crash between the two
+/// renames that swap a new one in, the complete new (or else old) one left beside it.
+pub(crate) fn latest(out: &Path) -> PathBuf {
+    let main = dir(out);
+    if main.join("meta.json").exists() {
+        return main;
+    }
+    [".checkpoint.tmp-", ".checkpoint.old-"]
+        .iter()
+        .find_map(|prefix| {
+            leftovers(out)
+                .into_iter()
+                .find(|p| name_starts(p, prefix) && p.join("meta.json").exists())
+        })
+        .unwrap_or(main)
+}
+
+/// The folders a checkpoint swap leaves beside `checkpoint` when it is interrupted.
+fn leftovers(out: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return vec![];
+    };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| name_starts(p, ".checkpoint."))
+        .collect()
+}
+
+fn name_starts(path: &Path, prefix: &str) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(prefix))
+}
+
 /// What must match for a checkpoint to continue a run: the kernel with its parameters, the
 /// cluster and its links, and `key`, the command's own settings (FNV-1a of their
 /// description, stable across runs of one version).
@@ -64,8 +99,9 @@ pub(crate) fn write(
         std::fs::rename(&last, &old).map_err(io)?;
     }
     std::fs::rename(&fresh, &last).map_err(io)?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io)?;
+    // This one's old checkpoint, and whatever an interrupted earlier swap left.
+    for stale in leftovers(out) {
+        std::fs::remove_dir_all(&stale).map_err(io)?;
     }
     Ok(())
 }
@@ -75,7 +111,7 @@ pub(crate) fn read(
     out: &Path,
     (problem, key): (&Problem, &str),
 ) -> Result<(u64, Vec<GlobalField>)> {
-    let dir = dir(out);
+    let dir = latest(out);
     let meta = std::fs::read_to_string(dir.join("meta.json"))
         .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
     let meta: serde_json::Value =

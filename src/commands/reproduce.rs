@@ -132,7 +132,7 @@ struct Comparison {
 
 impl Comparison {
     /// Index of the node size whose value is nearest the paper's (by ratio), or `None` when
-    /// no size has a value or all sizes give the same one.
+    /// no size has a value or several are equally near.
     fn closest(&self) -> Option<usize> {
         let distance = |v: f64| match self.at_least && v >= self.paper {
             true => 0.0,
@@ -146,7 +146,7 @@ impl Comparison {
             .collect();
         let (best, d) = values.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
         let tied = values.iter().filter(|(_, e)| (e - d).abs() <= 1e-9).count();
-        (tied == 1 && values.len() > 1).then_some(best)
+        (tied == 1).then_some(best)
     }
 }
 
@@ -406,8 +406,8 @@ fn figure7(model: &mut Model, out: &mut Output, jitter_s: f64) -> Result<()> {
     let primary = model.primary();
     for n in [2, 4, 8, 16, 32, 64] {
         let paper_efficiency = match n {
-            2 => Some(0.988),
-            64 => Some(0.999998),
+            2 => Some((0.988, "98.8 %")),
+            64 => Some((0.999998, "99.9998 %")),
             _ => None,
         };
         let mut efficiencies = vec![];
@@ -434,7 +434,7 @@ fn figure7(model: &mut Model, out: &mut Output, jitter_s: f64) -> Result<()> {
                 size_name(size),
                 points[0].1,
                 100.0 * efficiency,
-                paper_efficiency.map_or("-".into(), |e| format!("{} %", 100.0 * e))
+                paper_efficiency.map_or("-", |e| e.1)
             );
             if size == primary {
                 series.push(Series {
@@ -444,7 +444,7 @@ fn figure7(model: &mut Model, out: &mut Output, jitter_s: f64) -> Result<()> {
                 });
             }
         }
-        if let Some(paper) = paper_efficiency {
+        if let Some((paper, _)) = paper_efficiency {
             out.comparisons.push(Comparison {
                 figure: format!("Figure 7: weak-scaling efficiency, n = {n} (homogeneous model)"),
                 paper,
@@ -487,7 +487,7 @@ fn jitter_size((x, y): (u32, u32)) -> (u32, u32) {
     (x.div_ceil(8).max(2), y.div_ceil(8).max(2))
 }
 
-/// Figure 7 with per-package latency jitter: every cluster simulated in full.
+/// Figure 7 with per-link latency jitter: every cluster simulated in full.
 fn jittered_scaling(
     model: &mut Model,
     out: &mut Output,

@@ -139,7 +139,9 @@ pub fn run(
         }
         _ => (0, None),
     };
-    super::watch_signals();
+    if config.checkpoint_every.is_some() {
+        super::watch_signals();
+    }
     // A cluster that cannot progress fails now, whichever engine runs first.
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     crate::cluster::Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;

@@ -230,7 +230,9 @@ pub fn tsunami(
         }
         false => (0, None),
     };
-    super::watch_signals();
+    if config.checkpoint_every.is_some() {
+        super::watch_signals();
+    }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
@@ -245,7 +247,7 @@ pub fn tsunami(
     let _claim = output::claim_dir(&config.out)?;
     let mut frames = Frames::default();
     if config.resume {
-        let dir = checkpoint::dir(&config.out);
+        let dir = checkpoint::latest(&config.out);
         tracker.restore(&dir)?;
         frames = Frames::restore(&dir)?;
     }

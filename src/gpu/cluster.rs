@@ -507,7 +507,7 @@ impl GpuCluster {
             let shard = Shard::new(ctx, problem, wafers, ring, (max_binding, placement.fused))?;
             runners.push(DeviceRunner {
                 device,
-                split: sends && shard.has_interior(),
+                split: sends && shard.can_defer_interior(),
                 deferred: vec![],
                 free_staging: [vec![], vec![]],
                 shard,

@@ -6,14 +6,26 @@
 use super::GpuContext;
 use crate::{Error, Result};
 
+/// Storage buffers a Point driver binds beside the constants (the fused engine's later
+/// stages: `x`, `x0`, `y`, `clock`, `wafer_ids` and both link rings).
+const DRIVER_STORAGE_BUFFERS: u32 = 7;
+
 /// The constants `data` on `ctx` in pages of at most `max_bytes`: the pages and one buffer per
-/// page, named as the composed WGSL declares them.
+/// page, named as the composed WGSL declares them; an error when the adapter binds too few
+/// storage buffers per shader stage for them.
 pub fn upload(
     ctx: &GpuContext,
     data: &[f32],
     max_bytes: u64,
 ) -> Result<(Pages, Vec<(&'static str, wgpu::Buffer)>)> {
     let pages = Pages::new(data.len(), max_bytes)?;
+    let most = ctx.adapter.limits.max_storage_buffers_per_shader_stage;
+    if pages.count as u32 + DRIVER_STORAGE_BUFFERS > most {
+        return Err(Error::TooLarge(format!(
+            "the kernel's constant fields need {} storage bindings beside the engine's {DRIVER_STORAGE_BUFFERS}, but {} allows {most} per shader stage: use a coarser grid",
+            pages.count, ctx.adapter.info.name
+        )));
+    }
     let buffers = pages
         .split(data)
         .into_iter()

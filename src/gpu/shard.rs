@@ -77,6 +77,14 @@ struct Kernel {
     blocks: Option<glam::UVec2>,
 }
 
+/// What runs a remap: Table 3's `sendrecv` and one `compute` per stage, or the fused engine's
+/// stages with the clock tick that replaces `sendrecv` (they receive as they compute).
+struct Remap {
+    receive: Kernel,
+    stages: Vec<Kernel>,
+    fused: bool,
+}
+
 /// A run of the device's wafers whose SRAM slots share one buffer each: as many as one
 /// storage binding holds. Links are shared by all banks.
 struct Bank {
@@ -114,13 +122,10 @@ pub struct Shard {
     links: [wgpu::Buffer; 2],
     pack_up: Kernel,
     pack_right: Kernel,
-    sendrecv: Kernel,
-    /// Table 3's `compute`, one per stage.
-    compute: Vec<Kernel>,
-    /// The fused engine's stages and the clock tick that replaces `sendrecv` for them.
-    fused: Option<(Vec<Kernel>, Kernel)>,
-    /// Whether the fused engine was asked for (it falls back when a PE does not fit).
-    fused_asked: bool,
+    /// What runs a remap.
+    remap: Remap,
+    /// Which engine that is, in words.
+    engine: String,
     /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
     dispatch_stride: u64,
     rects: [[u32; 4]; 4],
@@ -277,44 +282,63 @@ impl Shard {
                 stage,
             )
         };
-        let fused_asked = fused;
-        let cap = tile_cap(&ctx.adapter.limits);
-        let fused = fused
-            .then(|| fused_block(&g, fields, cap))
-            .flatten()
-            .map(|block| {
-                let stages = (0..stages).map(|k| Kernel {
-                    blocks: Some(block),
-                    ..build(
-                        spec.stages[k].name,
-                        &shaders::wafer_fused(spec, k, (block, cap), pages),
-                        "compute",
-                        0,
-                        Some(k),
-                    )
-                });
-                let tick = build("tick", &shaders::cluster_sendrecv(), "tick", 1, None);
-                (stages.collect(), tick)
-            });
-        let pack = shaders::cluster_pack();
         let n = g.n as u64;
-        let compute = spec
-            .stages
-            .iter()
-            .enumerate()
-            .map(|(k, stage)| {
-                let threads = match stage.driver {
-                    Driver::Rows3 => {
-                        n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64)
-                    }
-                    Driver::Point => n * n,
-                };
-                let source = shaders::wafer_stage(spec, stage, pages);
-                build(stage.name, &source, "compute", threads, Some(k))
-            })
-            .collect();
+        let cap = tile_cap(&ctx.adapter.limits);
+        let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
+        let remap = match block {
+            Some(block) => Remap {
+                receive: build("tick", &shaders::cluster_sendrecv(), "tick", 1, None),
+                stages: (0..stages)
+                    .map(|k| Kernel {
+                        blocks: Some(block),
+                        ..build(
+                            spec.stages[k].name,
+                            &shaders::wafer_fused(spec, k, (block, cap), pages),
+                            "compute",
+                            0,
+                            Some(k),
+                        )
+                    })
+                    .collect(),
+                fused: true,
+            },
+            None => Remap {
+                receive: build(
+                    "sendrecv",
+                    &shaders::cluster_sendrecv(),
+                    "sendrecv",
+                    (g.pe_count() * fields) as u64,
+                    None,
+                ),
+                stages: spec
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .map(|(k, stage)| {
+                        let threads = match stage.driver {
+                            Driver::Rows3 => {
+                                n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64)
+                            }
+                            Driver::Point => n * n,
+                        };
+                        let source = shaders::wafer_stage(spec, stage, pages);
+                        build(stage.name, &source, "compute", threads, Some(k))
+                    })
+                    .collect(),
+                fused: false,
+            },
+        };
+        let engine = match (block, fused) {
+            (Some(b), _) => format!("fused, blocks of {}x{} PEs", b.x, b.y),
+            (None, true) => format!(
+                "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {cap} values)",
+                g.n
+            ),
+            (None, false) => "explicit sendrecv and compute".into(),
+        };
+        let pack = shaders::cluster_pack();
         let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
-        let (pack_up, pack_right, sendrecv) = (
+        let (pack_up, pack_right) = (
             build(
                 "pack up",
                 &pack,
@@ -329,22 +353,13 @@ impl Shard {
                 package_threads(Direction::Right),
                 None,
             ),
-            build(
-                "sendrecv",
-                &shaders::cluster_sendrecv(),
-                "sendrecv",
-                (g.pe_count() * fields) as u64,
-                None,
-            ),
         );
         drop(resources);
         Ok(Self {
             pack_up,
             pack_right,
-            sendrecv,
-            compute,
-            fused_asked,
-            fused,
+            remap,
+            engine,
             ctx,
             cluster: c,
             wafers,
@@ -371,24 +386,12 @@ impl Shard {
     /// Fills the comm layers of `items` (Table 3's `sendrecv`); the fused engine only
     /// advances their clocks, its stages receive as they compute.
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        let kernel = self.fused.as_ref().map_or(&self.sendrecv, |(_, tick)| tick);
-        self.dispatch(pass, kernel, items, ALL_PES);
+        self.dispatch(pass, &self.remap.receive, items, ALL_PES);
     }
 
-    /// Which engine runs the stages.
-    pub fn engine(&self) -> String {
-        match &self.fused {
-            Some((stages, _)) => {
-                let b = stages[0].blocks.expect("fused stages have blocks");
-                format!("fused, blocks of {}x{} PEs", b.x, b.y)
-            }
-            None if self.fused_asked => format!(
-                "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {} values)",
-                self.cluster.wafer.n,
-                tile_cap(&self.ctx.adapter.limits)
-            ),
-            None => "explicit sendrecv and compute".into(),
-        }
+    /// Which engine runs the stages, in words.
+    pub fn engine(&self) -> &str {
+        &self.engine
     }
 
     /// Computes `part` of the owned points of `items` (Table 3's `compute` of the stage each
@@ -399,11 +402,7 @@ impl Shard {
             Part::Edge => &[TOP_BAND, RIGHT_BAND],
             Part::Interior => &[INTERIOR],
         };
-        let kernels = self
-            .fused
-            .as_ref()
-            .map_or(&self.compute, |(stages, _)| stages);
-        for (k, kernel) in kernels.iter().enumerate() {
+        for (k, kernel) in self.remap.stages.iter().enumerate() {
             let mine: Vec<(usize, u64)> = items
                 .iter()
                 .copied()
@@ -415,10 +414,12 @@ impl Shard {
         }
     }
 
-    /// Whether the wafers have interior PEs, which no package reads.
-    pub fn has_interior(&self) -> bool {
+    /// Whether the interior PEs, which no package reads, can be computed after the packages
+    /// left: there are some, and `sendrecv` filled their comm layers already (the fused
+    /// engine's interior reads the links itself, whose slots the next packages may reuse).
+    pub fn can_defer_interior(&self) -> bool {
         let [x0, y0, x1, y1] = self.rects[INTERIOR];
-        x1 > x0 && y1 > y0
+        x1 > x0 && y1 > y0 && !self.remap.fused
     }
 
     /// Records `kernel` over rectangle `rect` for `items`: per bank, a few dispatches per

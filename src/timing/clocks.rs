@@ -116,7 +116,7 @@ pub struct Costs {
     /// Steps between exchanges (1 but for overlapping ghosts).
     pub exchange_every: u32,
     pub capacity: u32,
-    /// Most extra latency of one package.
+    /// Most extra latency of one link.
     pub jitter: u64,
 }
 
@@ -241,7 +241,8 @@ impl ClusterClocks {
                     true => (costs.latency_h, costs.serialise_h),
                     false => (costs.latency_v, costs.serialise_v),
                 };
-                let latency = latency + jitter_of(costs.jitter, from, direction);
+                let at = (wx as u64, wy as u64);
+                let latency = latency + jitter_of(costs.jitter, at, direction);
                 let (free_at, arrivals) = (vec![0; strips], vec![0; strips]);
                 Link {
                     from,
@@ -417,14 +418,14 @@ fn send(shape: &ClusterShape, costs: &Costs, clocks: &[u64], link: &mut Link) {
     link.sent += 1;
 }
 
-/// The extra latency, up to `jitter`, of the link leaving wafer `from` in `direction`: a hash
-/// of the two (SplitMix64), so every run draws the same, and a larger cluster keeps the
-/// draws of the links it shares with a smaller one.
-fn jitter_of(jitter: u64, from: usize, direction: Direction) -> u64 {
+/// The extra latency, up to `jitter`, of the link leaving the wafer at `(wx, wy)` in
+/// `direction`: a hash of the three (SplitMix64), so every run draws the same, and a larger
+/// cluster keeps the draws of the links it shares with a smaller one.
+fn jitter_of(jitter: u64, (wx, wy): (u64, u64), direction: Direction) -> u64 {
     if jitter == 0 {
         return 0;
     }
-    let mut z = (from as u64) << 2 ^ direction as u64;
+    let mut z = wx << 34 ^ wy << 4 ^ direction as u64;
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

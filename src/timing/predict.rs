@@ -184,8 +184,8 @@ fn run_model(
     let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
     let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None::<f64>, false);
     // With jitter the links differ and the steady state can repeat over several windows:
-    // measure the mean rate from the end of the first window on, until two windows in a row
-    // move it by less than JITTER_TOLERANCE.
+    // measure the mean rate from the end of the first window on (start-up included), and stop
+    // once a window moves that mean by less than JITTER_TOLERANCE.
     let mut measured_from: Option<(u64, u64)> = None;
     while steps < config.max_steps {
         let window = full_window.min(config.max_steps - steps);

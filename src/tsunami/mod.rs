@@ -280,7 +280,6 @@ impl Tracker {
         }
     }
 
-    /// The gauges' time series as CSV: `time_s, then eta, u, v of every gauge`.
     /// The tracker as checkpoint files: both maps, and every gauge's samples as the bits of
     /// their values (exact, NaN included).
     pub fn checkpoint_files(&self) -> Vec<(&'static str, Vec<u8>)> {
@@ -339,6 +338,7 @@ impl Tracker {
         Ok(())
     }
 
+    /// The gauges' time series as CSV: `time_s, then eta, u, v of every gauge`.
     pub fn gauges_csv(&self) -> String {
         let mut out = String::from("time_s");
         for r in &self.gauges {

@@ -269,7 +269,7 @@ impl SweConfig {
     }
 }
 
-/// The constant fields in the layout `swe.wgsl` reads from `consts`: centre bathymetry and
+/// The constant fields in the layout `swe.wgsl` reads through `consts_at`: centre bathymetry and
 /// mask, corner bathymetry and mask (corner `(x, y)` is the one below-left of centre
 /// `(x, y)`), then five row terms of every centre row and every corner row.
 #[derive(Clone, Debug)]
