@@ -132,6 +132,12 @@ fn clusters_equal_the_global_kernel_for_every_shape_delay_capacity_and_device_co
                     &checkpoints,
                     &what,
                 );
+                let fused = Placement {
+                    fused: true,
+                    ..placement(devices)
+                };
+                let what_fused = format!("{what}, fused");
+                assert_cluster_equals_global(&ctx, &problem, &fused, &checkpoints, &what_fused);
                 assert_cpu_cluster_agrees(&problem, &checkpoints, &stats, &what);
                 piled_up |= stats.iter().any(|s| s.max_occupancy > 1);
             }

@@ -1,5 +1,6 @@
-//! DESIGN.md's determinism contract on one wafer: the emulated wafer equals the plain
-//! global-grid kernel bit for bit on the same adapter, and the CPU backend within a bound.
+//! DESIGN.md's determinism contract on one wafer: the emulated wafer (explicit and fused
+//! engines) equals the plain global-grid kernel bit for bit on the same adapter, and the CPU
+//! backend within a bound.
 
 mod common;
 
@@ -12,6 +13,28 @@ const SHAPES: [(u32, u32); 4] = [(1, 1), (2, 2), (3, 5), (8, 8)];
 const NS: [u32; 4] = [1, 2, 3, 8];
 /// Checkpoints after 0, 1, 7 and 64 steps.
 const CHECKPOINTS: [u64; 4] = [0, 1, 7, 64];
+
+/// The explicit and the fused engine on `problem` (heat `kernel` on `pes` PEs of `n` points)
+/// against the global kernel.
+fn assert_engines_equal_global(
+    ctx: &std::sync::Arc<wafer_emu::gpu::GpuContext>,
+    kernel: KernelKind,
+    (pes, n): ((u32, u32), u32),
+    seed: u64,
+) {
+    let problem = common::problem(kernel, pes, n, seed);
+    for fused in [false, true] {
+        let placement = Placement {
+            fused,
+            ..Placement::default()
+        };
+        let mut wafer = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
+        let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+        let (name, (x, y)) = (kernel.name(), pes);
+        let what = format!("{name} (fused {fused}) on {x}x{y} PEs, n = {n}");
+        assert_same_bits(&mut wafer, &mut global, &what);
+    }
+}
 
 fn bits(field: &wafer_emu::field::GlobalField) -> Vec<u32> {
     field.data.iter().map(|v| v.to_bits()).collect()
@@ -38,12 +61,7 @@ fn gpu_wafer_equals_gpu_global_bit_for_bit() {
     for kernel in KernelKind::HEAT {
         for pes in SHAPES {
             for n in NS.into_iter().filter(|&n| common::fits(pes, n)) {
-                let problem = common::problem(kernel, pes, n, 7);
-                let mut wafer =
-                    GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
-                let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
-                let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
-                assert_same_bits(&mut wafer, &mut global, &what);
+                assert_engines_equal_global(&ctx, kernel, (pes, n), 7);
             }
         }
     }
@@ -54,12 +72,8 @@ fn gpu_wafer_equals_gpu_global_bit_for_bit() {
 fn gpu_wafer_equals_gpu_global_with_several_blocks_per_pe() {
     let Some(ctx) = common::gpu() else { return };
     for kernel in KernelKind::HEAT {
-        for (pes, n) in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
-            let problem = common::problem(kernel, pes, n, 5);
-            let mut wafer = GpuCluster::new(ctx.clone(), &problem, &Placement::default()).unwrap();
-            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
-            let what = format!("{} on {}x{} PEs, n = {n}", kernel.name(), pes.0, pes.1);
-            assert_same_bits(&mut wafer, &mut global, &what);
+        for case in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
+            assert_engines_equal_global(&ctx, kernel, case, 5);
         }
     }
 }

@@ -61,7 +61,7 @@ fn the_cpu_wafer_and_cluster_equal_the_cpu_global_kernel() {
 }
 
 #[test]
-fn the_gpu_wafer_and_cluster_on_two_devices_equal_the_global_kernel() {
+fn the_gpu_wafer_and_cluster_on_two_devices_equal_the_global_kernel_explicit_and_fused() {
     let Some(ctx) = common::gpu() else { return };
     for (wafers, pes, n, delay, devices) in [
         ((1, 1), (9, 5), 4, 0, 1),
@@ -72,14 +72,19 @@ fn the_gpu_wafer_and_cluster_on_two_devices_equal_the_global_kernel() {
         let problem = common::swe_problem(wafers, pes, n, 3)
             .with_links(LinkConfig::uniform(delay, 2))
             .unwrap();
-        let placement = Placement {
-            devices,
-            ..Placement::default()
-        };
-        let mut wafer = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
-        let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
-        let what = format!("GPU {wafers:?} x {pes:?}, n = {n}, delay {delay}, {devices} devices");
-        assert_tracks(&mut wafer, &mut global, &what);
+        for fused in [false, true] {
+            let placement = Placement {
+                devices,
+                fused,
+                ..Placement::default()
+            };
+            let mut wafer = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
+            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+            let what = format!(
+                "GPU {wafers:?} x {pes:?}, n = {n}, delay {delay}, {devices} devices, fused {fused}"
+            );
+            assert_tracks(&mut wafer, &mut global, &what);
+        }
     }
 }
 
