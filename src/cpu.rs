@@ -112,11 +112,12 @@ impl CpuCluster {
     }
 }
 
-/// One remap of a wafer of the cluster `c`, a row of PEs per task and, for each PE in turn,
-/// `sendrecv` then `compute` while its block is in cache: the comm layers of every field of
-/// the remapped state come from the lower strips (gathered first, from the wafer's own cells
-/// and the package from below), the PEs to the left and the package from the left; the
-/// stage's output goes to the `out` slot.
+/// One remap of a wafer of the cluster `c`, a row of PEs per task: `sendrecv` fills the comm
+/// layers of every field of the remapped state from the lower strips (gathered first, from
+/// the wafer's own cells and the package from below), the PEs to the left and the package
+/// from the left; `compute` writes the stage's output to the `out` slot, for small PEs or
+/// heavy stages over the whole row of PEs in one call ([`compute_band`]), else PE by PE right
+/// after each PE received, while its block is in cache.
 fn remap_wafer(
     c: &ClusterGeometry,
     kernel: &dyn Kernel,
@@ -141,27 +142,130 @@ fn remap_wafer(
     let row_cells = g.pes_x as usize * g.block_cells();
     let first = k * g.pe_count();
     let shift = spec.shift_after(remap + 1);
+    // Small PEs and heavy stages pay a call's set-up per PE more than a band's copies, as
+    // long as the band stays in cache.
+    let band_cells = g.stride() as usize * (g.pes_x * g.n + g.w()) as usize;
+    let band_bytes = 4 * spec.fields.len() * band_cells;
+    let banded = (g.n < BAND_BELOW_N || spec.flops_per_point() >= BAND_FROM_FLOPS)
+        && band_bytes <= BAND_MAX_BYTES;
     chunks_out(&mut cur, row_cells)
         .into_par_iter()
         .zip(chunks_out(&mut out, row_cells))
         .enumerate()
         .for_each(|(py, (mut cur_row, mut out_row))| {
             let rows = py * row_cells..(py + 1) * row_cells;
-            for px in 0..g.pes_x as usize {
-                let fields = cur_row.iter_mut().zip(&strips).zip(left);
-                for ((row, strips), left) in fields {
+            let receive = |row: &mut [&mut [f32]; MAX_FIELDS], px: usize| {
+                for ((row, strips), left) in row.iter_mut().zip(&strips).zip(left) {
                     package::receive(c, row, (px, py), strips, left);
                 }
+            };
+            let pe_at = |px: usize| {
+                let pe = c.block_pe(first + py * g.pes_x as usize + px);
+                whole.owned_point(pe, UVec2::splat(g.w()), shift)
+            };
+            if banded {
+                (0..g.pes_x as usize).for_each(|px| receive(&mut cur_row, px));
+                let base_row = base.map(|b| fields_at(b, rows.clone()));
+                let states = (cur_row.each_ref().map(|r| &r[..]), base_row);
+                compute_band(c, (kernel, stage), states, &mut out_row, pe_at(0));
+                return;
+            }
+            for px in 0..g.pes_x as usize {
+                receive(&mut cur_row, px);
                 let cur_row = cur_row.each_ref().map(|r| &r[..]);
                 let base_row = base.map_or(cur_row, |b| fields_at(b, rows.clone()));
-                let pe = c.block_pe(first + py * g.pes_x as usize + px);
-                let at = whole.owned_point(pe, UVec2::splat(g.w()), shift);
                 let states = (cur_row, base_row);
-                compute_pe(c, (kernel, stage), states, &mut out_row, (px, at));
+                compute_pe(c, (kernel, stage), states, &mut out_row, (px, pe_at(px)));
             }
         });
     sram[slots.cur] = cur;
     sram[slots.out] = out;
+}
+
+/// PEs narrower than this compute a whole row of PEs per call ([`compute_band`]).
+const BAND_BELOW_N: u32 = 8;
+/// Stages of at least this many FLOPs per point do so at every `n`.
+const BAND_FROM_FLOPS: u64 = 64;
+/// Largest band of every field (in bytes) worth it: beyond, it falls out of cache.
+const BAND_MAX_BYTES: usize = 2 << 20;
+
+/// A stage on a whole row of PEs in one call: their blocks copied into bands (`cur`, and
+/// `base` when it is another slot), computed as one run per owned row, and the output copied
+/// back into every PE's owned cells of `out`. `at` is the first PE's first owned point.
+fn compute_band(
+    c: &ClusterGeometry,
+    kernel: (&dyn Kernel, usize),
+    (cur, base): ([&[f32]; MAX_FIELDS], Option<[&[f32]; MAX_FIELDS]>),
+    out: &mut [&mut [f32]; MAX_FIELDS],
+    at: UVec2,
+) {
+    let g = c.wafer;
+    let fields = kernel.0.spec().fields.len();
+    let bands = |rows: [&[f32]; MAX_FIELDS]| -> Vec<Vec<f32>> {
+        rows[..fields].iter().map(|row| band_of(&g, row)).collect()
+    };
+    let cur_band = bands(cur);
+    let base_band = base.map(bands);
+    let (width, n) = ((g.pes_x * g.n) as usize, g.n as usize);
+    let mut out_band = vec![vec![0.0; width * n]; fields];
+    let all = 0..cur_band[0].len();
+    let input = BlockIn {
+        cur: fields_at(&cur_band, all.clone()),
+        base: fields_at(base_band.as_ref().unwrap_or(&cur_band), all),
+        stride: width + g.w() as usize,
+    };
+    let mut output = BlockOut {
+        fields: chunks_out(&mut out_band, width * n)
+            .pop()
+            .expect("one band"),
+        stride: width,
+    };
+    let points = Block {
+        at,
+        rows: n,
+        len: width,
+    };
+    stage_block(kernel, points, &input, &mut output);
+    for (band, out) in out_band.iter().zip(out.iter_mut()) {
+        scatter_band(&g, band, out);
+    }
+}
+
+/// The blocks of a row of PEs as one band: the row's window rows `0 .. n + w`, each `W + w`
+/// values from frame column `-w` (the first PE's comm columns, then every PE's owned ones),
+/// so that a stage runs over the whole row of PEs in one call.
+fn band_of(g: &crate::wafer::WaferGeometry, row: &[f32]) -> Vec<f32> {
+    let (n, w, s, block) = (
+        g.n as usize,
+        g.w() as usize,
+        g.stride() as usize,
+        g.block_cells(),
+    );
+    let mut band = Vec::with_capacity(s * (g.pes_x as usize * n + w));
+    for r in 0..s {
+        band.extend_from_slice(&row[r * s..r * s + w]);
+        for px in 0..g.pes_x as usize {
+            band.extend_from_slice(&row[px * block + r * s + w..px * block + (r + 1) * s]);
+        }
+    }
+    band
+}
+
+/// A row of PEs' output band (`n` rows of `W` values) into every PE's owned cells of `out`.
+fn scatter_band(g: &crate::wafer::WaferGeometry, band: &[f32], out: &mut [f32]) {
+    let (n, w, s, block) = (
+        g.n as usize,
+        g.w() as usize,
+        g.stride() as usize,
+        g.block_cells(),
+    );
+    let width = g.pes_x as usize * n;
+    for i in 0..n {
+        for px in 0..g.pes_x as usize {
+            let at = px * block + (i + w) * s + w;
+            out[at..at + n].copy_from_slice(&band[i * width + px * n..][..n]);
+        }
+    }
 }
 
 /// Runs stage `stage` of `kernel` on `block`, split where its runs pass the grid's last
