@@ -11,7 +11,7 @@ use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Sch
 use crate::field::GlobalField;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::{Problem, Simulator};
-use crate::wafer::StageSlots;
+use crate::wafer::{StageSlots, WaferGeometry};
 use crate::{Error, Result};
 
 /// A package on a link: one vector per state field.
@@ -234,7 +234,7 @@ fn compute_band(
 /// The blocks of a row of PEs as one band: the row's window rows `0 .. n + w`, each `W + w`
 /// values from frame column `-w` (the first PE's comm columns, then every PE's owned ones),
 /// so that a stage runs over the whole row of PEs in one call.
-fn band_of(g: &crate::wafer::WaferGeometry, row: &[f32]) -> Vec<f32> {
+fn band_of(g: &WaferGeometry, row: &[f32]) -> Vec<f32> {
     let (n, w, s, block) = (
         g.n as usize,
         g.w() as usize,
@@ -252,7 +252,7 @@ fn band_of(g: &crate::wafer::WaferGeometry, row: &[f32]) -> Vec<f32> {
 }
 
 /// A row of PEs' output band (`n` rows of `W` values) into every PE's owned cells of `out`.
-fn scatter_band(g: &crate::wafer::WaferGeometry, band: &[f32], out: &mut [f32]) {
+fn scatter_band(g: &WaferGeometry, band: &[f32], out: &mut [f32]) {
     let (n, w, s, block) = (
         g.n as usize,
         g.w() as usize,

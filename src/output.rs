@@ -169,9 +169,14 @@ pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
 }
 
+/// The bytes of the file at `path`; the error names it.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| io_error(path, e))
+}
+
 /// Reads a 2-D little-endian f32 `.npy` file as written by [`field_npy`].
 pub fn read_field_npy(path: &Path) -> Result<GlobalField> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let bytes = read_bytes(path)?;
     let bad = |why: &str| crate::invalid!("{}: {why}", path.display());
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(bad("not a .npy file"));

@@ -352,10 +352,7 @@ impl Frames {
 
     /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]).
     fn restore(dir: &Path) -> Result<Self> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|e| crate::invalid!("{}: {e}", path.display()))
-        };
+        let read = |name: &str| output::read_bytes(&dir.join(name));
         let meta: serde_json::Value = serde_json::from_slice(&read("frames.json")?)
             .map_err(|e| crate::invalid!("{}: {e}", dir.join("frames.json").display()))?;
         let bad = || crate::invalid!("{}: not a tsunami's frames", dir.display());

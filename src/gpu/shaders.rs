@@ -198,12 +198,13 @@ pub fn all() -> Vec<(String, String)> {
         let spec = kind.spec();
         for (k, stage) in spec.stages.iter().enumerate() {
             let name = format!("{}/{}", spec.name, stage.name);
-            // The constants in one page, and split over three.
+            // The tile every adapter offers; the constants in one page, and over three.
+            let cap = super::shard::tile_cap(&wgpu::Limits::default());
             for (tag, pages) in [("", Pages::ONE), ("3", Pages { count: 3, bits: 20 })] {
                 let block = glam::UVec2::new(4, 3);
                 let variants = [
                     ("wafer", wafer_stage(spec, stage, pages)),
-                    ("fused", wafer_fused(spec, k, (block, 4086), pages)),
+                    ("fused", wafer_fused(spec, k, (block, cap), pages)),
                     ("global", global_stage(spec, stage, pages)),
                 ];
                 for (engine, source) in variants {

@@ -82,7 +82,13 @@ struct Kernel {
 struct Remap {
     receive: Kernel,
     stages: Vec<Kernel>,
-    fused: bool,
+}
+
+impl Remap {
+    /// Whether the stages are the fused engine's (workgroups over blocks of PEs).
+    fn fused(&self) -> bool {
+        self.stages.iter().any(|k| k.blocks.is_some())
+    }
 }
 
 /// A run of the device's wafers whose SRAM slots share one buffer each: as many as one
@@ -300,7 +306,6 @@ impl Shard {
                         )
                     })
                     .collect(),
-                fused: true,
             },
             None => Remap {
                 receive: build(
@@ -325,7 +330,6 @@ impl Shard {
                         build(stage.name, &source, "compute", threads, Some(k))
                     })
                     .collect(),
-                fused: false,
             },
         };
         let engine = match (block, fused) {
@@ -419,7 +423,7 @@ impl Shard {
     /// engine's interior reads the links itself, whose slots the next packages may reuse).
     pub fn can_defer_interior(&self) -> bool {
         let [x0, y0, x1, y1] = self.rects[INTERIOR];
-        x1 > x0 && y1 > y0 && !self.remap.fused
+        x1 > x0 && y1 > y0 && !self.remap.fused()
     }
 
     /// Records `kernel` over rectangle `rect` for `items`: per bank, a few dispatches per

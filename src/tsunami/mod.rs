@@ -312,7 +312,7 @@ impl Tracker {
         let max_eta = output::read_field_npy(&dir.join("max_eta.npy"))?;
         let arrival = output::read_field_npy(&dir.join("arrival.npy"))?;
         let path = dir.join("gauge_samples.json");
-        let text = std::fs::read(&path).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        let text = output::read_bytes(&path)?;
         let samples: Vec<Vec<[u64; 4]>> =
             serde_json::from_slice(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
         let same_grid = |f: &GlobalField| (f.nx, f.ny) == (self.max_eta.nx, self.max_eta.ny);
