@@ -26,6 +26,7 @@ fn stencils(c: &mut Criterion) {
             cpu: true,
             wafers: (2, 2),
             devices: 2,
+            time_block: 5,
         };
         let (lineup, engine) =
             variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");

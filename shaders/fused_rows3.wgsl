@@ -45,8 +45,14 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
             k += width;
             let above = tile_window(k + width);
             let fresh = update_block(params, below, mid, above);
-            for (var col = 0u; col < cols; col++) {
-                y[out + col] = fresh[col];
+            let o = out;
+            if cols == BLOCK_COLS {
+                y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
+                y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
+            } else {
+                for (var col = 0u; col < cols; col++) {
+                    y[o + col] = fresh[col];
+                }
             }
             out += wafer.stride;
             below = mid;

@@ -572,11 +572,13 @@ pub struct RunArgs {
     /// What runs: the emulated wafers with Table 3's explicit sendrecv and compute dispatches
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
-    /// workgroup), or the plain global-grid kernel (global: no PEs, no translation)
+    /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
+    /// faster emulated engine (auto: fused with time blocks of 5 for heat5 and heat9 at
+    /// n <= 4 or with --time-block, wafer otherwise)
     #[arg(
         long = "engine",
-        default_value = "wafer",
-        value_name = "wafer|fused|global"
+        default_value = "auto",
+        value_name = "auto|wafer|fused|global"
     )]
     pub engine_kind: String,
     /// Also run the other engine on the same adapter and compare bits
@@ -612,6 +614,11 @@ pub struct ClusterArgs {
     /// Seconds a device thread waits for a package or link room before it reports a hang
     #[arg(long, default_value_t = 60.0)]
     pub link_timeout: f64,
+    /// Steps per time block of the fused engine: the PEs clear of the bands along the wafer's
+    /// left and low edges (whose points read the links) advance this many steps per dispatch
+    /// (heat5, heat9; odd; 1: none)
+    #[arg(long, default_value_t = 1)]
+    pub time_block: u32,
 }
 
 impl ClusterArgs {
@@ -632,6 +639,7 @@ impl ClusterArgs {
         }
         let placement = Placement {
             devices: self.devices,
+            time_block: self.time_block,
             timeout: Duration::from_secs_f64(self.link_timeout),
             ..Placement::default()
         };
@@ -733,6 +741,9 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
+    /// Steps per time block of an extra fused row (heat5, heat9; odd, 1: none)
+    #[arg(long, default_value_t = 5)]
+    pub time_block: u32,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -823,6 +834,7 @@ impl BenchArgs {
             cpu: !self.no_cpu,
             wafers: self.wafers,
             devices: self.devices,
+            time_block: self.time_block,
         };
         config.validate()?;
         Ok(config)

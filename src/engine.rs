@@ -89,6 +89,8 @@ fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>)
 /// What runs the arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
+    /// The emulated engine that is faster for the problem (see [`EngineKind::resolve`]).
+    Auto,
     /// The emulated wafer: PEs, Table 3's `sendrecv` and `compute` dispatches and SRAM
     /// layout, domain translation.
     Wafer,
@@ -100,14 +102,15 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// Parses `wafer`, `fused` or `global`.
+    /// Parses `auto`, `wafer`, `fused` or `global`.
     pub fn parse(name: &str) -> Result<Self> {
         match name {
+            "auto" => Ok(Self::Auto),
             "wafer" => Ok(Self::Wafer),
             "fused" => Ok(Self::Fused),
             "global" => Ok(Self::Global),
             _ => Err(crate::invalid!(
-                "unknown engine '{name}': allowed wafer, fused, global"
+                "unknown engine '{name}': allowed auto, wafer, fused, global"
             )),
         }
     }
@@ -115,11 +118,39 @@ impl EngineKind {
     /// The engine a `--check` compares against.
     pub fn other(self) -> Self {
         match self {
-            Self::Wafer | Self::Fused => Self::Global,
+            Self::Auto | Self::Wafer | Self::Fused => Self::Global,
             Self::Global => Self::Wafer,
         }
     }
+
+    /// The engine and placement `auto` stands for on `problem`, after the software adapter's
+    /// measurements (README, Performance): the fused engine with time blocks of
+    /// [`AUTO_TIME_BLOCK`] steps for a kernel that can be blocked at `n <= AUTO_FUSED_MAX_N`
+    /// (at n = 2 about 6x the explicit wafer; even at n = 8), or whenever time blocks are
+    /// asked for; the explicit wafer otherwise. Other kinds stand for themselves.
+    pub fn resolve(self, problem: &Problem, placement: &Placement) -> (Self, Placement) {
+        let blocks = crate::gpu::can_time_block(problem.spec())
+            && problem.cluster.wafer.n <= AUTO_FUSED_MAX_N;
+        match self {
+            Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
+            Self::Auto if blocks => (
+                Self::Fused,
+                Placement {
+                    time_block: AUTO_TIME_BLOCK,
+                    ..placement.clone()
+                },
+            ),
+            Self::Auto => (Self::Wafer, placement.clone()),
+            kind => (kind, placement.clone()),
+        }
+    }
 }
+
+/// Largest `n` at which `auto` picks the fused engine with time blocks.
+pub const AUTO_FUSED_MAX_N: u32 = 4;
+
+/// Steps per time block that `auto` uses (the fastest of 3, 5 and 9 on lavapipe).
+pub const AUTO_TIME_BLOCK: u32 = 5;
 
 /// The engine of `kind` on the context's adapter (the cluster placed as `placement` says), or
 /// on the CPU without one.
@@ -129,6 +160,8 @@ pub fn simulator(
     problem: &Problem,
     placement: &Placement,
 ) -> Result<Box<dyn Simulator>> {
+    let (kind, placement) = kind.resolve(problem, placement);
+    let placement = &placement;
     Ok(match (kind, ctx) {
         (EngineKind::Wafer, Some(ctx)) => {
             Box::new(GpuCluster::new(ctx.clone(), problem, placement)?)
@@ -140,6 +173,7 @@ pub fn simulator(
             };
             Box::new(GpuCluster::new(ctx.clone(), problem, &fused)?)
         }
+        (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
         (EngineKind::Wafer | EngineKind::Fused, None) => Box::new(CpuCluster::new(problem)?),
         (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),

@@ -62,6 +62,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
     assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
     assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
+    assert_rejected(
+        &run(&["--engine", "fused", "--time-block", "4"]),
+        &["time-block = 4", "odd values 1..=9"],
+    );
     let swe = |extra: &[&'static str]| {
         [
             &[
@@ -600,6 +604,37 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
     );
 }
 
+/// `--engine auto` (the default) runs heat at small n on the fused engine with time blocks,
+/// bit for bit equal to the global kernel, and larger n on the explicit wafer.
+#[test]
+fn the_default_engine_blocks_time_at_small_n() {
+    let Some(_) = common::gpu() else { return };
+    let run = |n: &'static str| {
+        succeeds(&[
+            "run",
+            "heat5",
+            "--pes",
+            "16x12",
+            "--n",
+            n,
+            "--steps",
+            "23",
+            "--check",
+            "--no-output",
+        ])
+    };
+    let small = run("2");
+    assert!(
+        small.contains("time blocks of 5 steps") && small.contains("bit-identical"),
+        "{small}"
+    );
+    let large = run("8");
+    assert!(
+        large.contains("explicit sendrecv and compute") && large.contains("bit-identical"),
+        "{large}"
+    );
+}
+
 #[test]
 fn bench_reports_every_variant_with_ratios() {
     let stdout = succeeds(&[
@@ -970,12 +1005,12 @@ fn bench_skips_variants_that_do_not_fit() {
         report["rows"].as_array().unwrap().len(),
         report["skipped"].as_array().unwrap(),
     );
-    // Copy, global, wafer and fused.
-    assert_eq!(rows + skipped.len(), 4, "{report:#}");
+    // Copy, global, wafer, fused, and fused with time blocks.
+    assert_eq!(rows + skipped.len(), 5, "{report:#}");
     let reason = |k: usize| skipped[k]["reason"].as_str().unwrap().to_string();
     if ctx.describe().contains("llvmpipe") {
         // 256 MiB per field against lavapipe's 128 MiB binding.
-        assert_eq!(skipped.len(), 4, "{report:#}");
+        assert_eq!(skipped.len(), 5, "{report:#}");
         assert!(reason(0).contains("MiB per storage binding"));
     }
 }

@@ -275,6 +275,99 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     );
 }
 
+/// Time blocks (the fused engine advancing the PEs clear of the link bands several steps per
+/// dispatch) equal the global kernel bit for bit: both heat kernels, blocks of 3, 5 and 7
+/// steps, n from 1 to 16, odd PE counts, regions cut into several spans, runs that start and
+/// end inside a block's span of states, link delays, capacity-1 links on two devices, wafers
+/// split over several buffers. Where no PE lies clear of the bands, or the kernel has two
+/// stages, the engine says why and steps one at a time.
+#[test]
+fn time_blocks_equal_the_global_kernel() {
+    let Some(ctx) = common::gpu() else { return };
+    // wafers, PEs, n, steps per block, link delay and capacity, devices, wafers per buffer.
+    let cases = [
+        ((1, 1), (9, 7), 2, 3, (0, 2), 1, None),
+        ((2, 2), (5, 6), 5, 3, (1, 2), 2, Some(1)),
+        ((3, 1), (13, 9), 3, 5, (2, 2), 1, None),
+        ((2, 1), (7, 5), 16, 7, (1, 1), 2, None),
+        ((1, 1), (11, 9), 1, 3, (0, 1), 1, None),
+        ((1, 2), (3, 40), 33, 3, (1, 3), 1, Some(1)),
+    ];
+    for kernel in [KernelKind::Heat5, KernelKind::Heat9] {
+        for (wafers, pes, n, steps, (delay, capacity), devices, per_bank) in cases {
+            let problem = common::cluster_problem(kernel, wafers, pes, n, 5)
+                .with_links(LinkConfig::uniform(delay, capacity))
+                .unwrap();
+            let fields_bytes = problem.cluster.wafer.sram_cells() * 4;
+            let blocked = Placement {
+                fused: true,
+                time_block: steps,
+                max_binding: per_bank.map(|w: u64| (w * fields_bytes) + 4096),
+                ..placement(devices)
+            };
+            let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
+            let what = format!(
+                "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices: {}",
+                kernel.name(),
+                engine.describe()
+            );
+            assert!(
+                what.contains(&format!("time blocks of {steps} steps")),
+                "{what}"
+            );
+            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+            assert_same_bits(&mut engine, &mut global, &[0, 4, 11, 20, 35], &what);
+        }
+        // Capacity-1 links, one slower, on two devices: the wafers drift apart, and a block's
+        // inner packages wait for room while its region is already done.
+        let mut links = LinkConfig::uniform(1, 1);
+        let slow = LinkSpec {
+            delay: 3,
+            capacity: 1,
+        };
+        links.overrides.push(((0, 0), Direction::Right, slow));
+        let problem = common::cluster_problem(kernel, (3, 1), (6, 5), 2, 6)
+            .with_links(links)
+            .unwrap();
+        let blocked = Placement {
+            fused: true,
+            time_block: 3,
+            ..placement(2)
+        };
+        let what = format!("{} time blocks, capacity 1, 2 devices", kernel.name());
+        assert_cluster_equals_global(&ctx, &problem, &blocked, &[0, 7, 16], &what);
+    }
+    for (kernel, pes, n, why) in [
+        (
+            KernelKind::Heat5,
+            (4, 40),
+            1,
+            "no PE of the 4x40 wafer lies 6 points clear",
+        ),
+        (
+            KernelKind::Swe,
+            (9, 9),
+            4,
+            "swe is not a single-stage Rows3 kernel",
+        ),
+    ] {
+        let problem = match kernel {
+            KernelKind::Swe => common::swe_problem((1, 1), pes, n, 4),
+            heat => common::cluster_problem(heat, (1, 1), pes, n, 4),
+        };
+        let blocked = Placement {
+            fused: true,
+            time_block: 3,
+            ..placement(1)
+        };
+        let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
+        assert!(engine.describe().contains(why), "{}", engine.describe());
+        let what = format!("{} without time blocks", kernel.name());
+        let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+        assert_same_bits(&mut engine, &mut global, &[5], &what);
+    }
+}
+
 /// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the
 /// wafers of a device are split over several buffers (banks) and shallow water's constants
 /// over several bindings (pages); every kernel, with link delays, on one and two devices, on

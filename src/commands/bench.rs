@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
-use crate::gpu::{fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement};
+use crate::gpu::{
+    fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement, TimeBlock,
+};
 use crate::kernels::{KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -40,6 +42,8 @@ pub struct BenchConfig {
     pub wafers: (u32, u32),
     /// Devices for an extra multi-device cluster row (1: none).
     pub devices: u32,
+    /// Steps per time block of an extra fused row (1: none).
+    pub time_block: u32,
 }
 
 impl BenchConfig {
@@ -66,6 +70,7 @@ impl BenchConfig {
         }
         Placement {
             devices: self.devices,
+            time_block: self.time_block,
             ..Placement::default()
         }
         .validate(&self.cluster(n)?)
@@ -130,8 +135,6 @@ impl<'a> Variant<'a> {
     }
 }
 
-/// The variants of a bench on its engine, and the engine's description. Each has run one
-/// warm-up step (pipelines compiled, caches filled).
 /// The variants of a bench and those that did not fit (name and reason).
 #[derive(Default)]
 pub struct Lineup {
@@ -156,6 +159,8 @@ impl Lineup {
     }
 }
 
+/// The variants of a bench on its engine, and the engine's description. Each has run a
+/// warm-up (pipelines compiled, caches filled).
 pub fn variants(
     config: &BenchConfig,
     on_warning: &mut dyn FnMut(&str),
@@ -170,7 +175,7 @@ pub fn variants(
         .collect::<Result<_>>()?;
     let mut lineup = Lineup::default();
     if let Some(ctx) = &ctx {
-        add_gpu_variants(&mut lineup, ctx, &problems)?;
+        add_gpu_variants(&mut lineup, ctx, &problems, config.time_block)?;
         if config.wafers != (1, 1) {
             add_cluster_variants(&mut lineup, ctx, config)?;
         }
@@ -178,8 +183,9 @@ pub fn variants(
     if config.cpu || ctx.is_none() {
         add_cpu_variants(&mut lineup, &problems, config.grid)?;
     }
+    // A whole time block, so that its pipelines are compiled too.
     for variant in lineup.variants.iter_mut() {
-        variant.run(1)?;
+        variant.run(config.time_block.max(1) as u64)?;
     }
     Ok((
         lineup,
@@ -328,6 +334,7 @@ fn add_gpu_variants(
     lineup: &mut Lineup,
     ctx: &Arc<GpuContext>,
     problems: &[Problem],
+    time_block: u32,
 ) -> Result<()> {
     lineup.add("GPU copy kernel (ceiling)".into(), |name| {
         let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
@@ -356,11 +363,27 @@ fn add_gpu_variants(
             fused: true,
             ..Placement::default()
         };
-        lineup.add(name, |name| {
+        lineup.add(name.clone(), |name| {
             let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &fused)?);
             variant.baseline = Some(explicit.clone());
             Ok(variant)
         })?;
+        if time_block > 1 {
+            let name = format!("{name}, time blocks of {time_block}");
+            if let Err(why) = TimeBlock::plan(problem.spec(), &g, time_block, cap) {
+                lineup.skipped.push((name, why));
+                continue;
+            }
+            let blocked = Placement {
+                time_block,
+                ..fused.clone()
+            };
+            lineup.add(name, |name| {
+                let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &blocked)?);
+                variant.baseline = Some(explicit.clone());
+                Ok(variant)
+            })?;
+        }
     }
     Ok(())
 }

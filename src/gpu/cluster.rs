@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::{GpuContext, MAX_STEPS_PER_SUBMISSION, UPDATES_PER_SUBMISSION};
-use super::shard::{Part, Shard};
+use super::shard::{InBlock, Part, Shard, TimeBlock};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
@@ -33,6 +33,9 @@ pub struct Placement {
     /// Run each stage as one fused dispatch, a workgroup per block of PEs, where the block
     /// fits workgroup memory (the explicit `sendrecv` and `compute` dispatches otherwise).
     pub fused: bool,
+    /// Steps per time block of the fused engine (1: none), where the kernel and the wafer
+    /// allow it (see [`super::shard::TimeBlock`]).
+    pub time_block: u32,
 }
 
 impl Default for Placement {
@@ -43,12 +46,17 @@ impl Default for Placement {
             jitter: None,
             max_binding: None,
             fused: false,
+            time_block: 1,
         }
     }
 }
 
 /// Largest number of devices.
 pub const MAX_DEVICES: u32 = 64;
+
+/// Most steps per time block. Blocks are odd, so that a block ends in the SRAM slot the
+/// link bands' last step writes, not in the one its region reads.
+pub const MAX_TIME_BLOCK: u32 = 9;
 
 impl Placement {
     /// Checks the device count against the cluster.
@@ -64,6 +72,12 @@ impl Placement {
         }
         if self.timeout.is_zero() {
             return Err(invalid!("link timeout = 0 s: allowed more than 0"));
+        }
+        if self.time_block.is_multiple_of(2) || self.time_block > MAX_TIME_BLOCK {
+            return Err(invalid!(
+                "time-block = {} is out of range: allowed odd values 1..={MAX_TIME_BLOCK} (1: none)",
+                self.time_block
+            ));
         }
         Ok(())
     }
@@ -96,6 +110,8 @@ struct DeviceRunner {
     split: bool,
     /// `(local wafer, state)` whose interior compute of the step from `state` is deferred.
     deferred: Vec<(usize, u64)>,
+    /// The states this `run_to` goes from and to (time blocks lie inside).
+    run: (u64, u64),
     /// Staging buffers for outgoing packages, free for reuse, by direction.
     free_staging: [Vec<wgpu::Buffer>; 2],
     rng: u64,
@@ -177,7 +193,8 @@ struct Shared<'a> {
 
 impl DeviceRunner {
     /// Runs this device's wafers to state `target`, following the schedule.
-    fn run_to(&mut self, target: u64, shared: &Shared) -> Result<()> {
+    fn run_to(&mut self, (from, target): (u64, u64), shared: &Shared) -> Result<()> {
+        self.run = (from, target);
         let mut rec = Recorder::new();
         let points = shared.cluster.wafer.points();
         while let Some(round) = self.scheduler.next_round(target)? {
@@ -237,20 +254,40 @@ impl DeviceRunner {
     /// Records one phase for `items`, `(local wafer, state)` pairs. A step first completes
     /// any deferred interior (its `sendrecv` reads every owned cell); when `split`, it then
     /// computes the edge only and defers the interior to the next flush.
+    /// With time blocks, steps inside a block compute its parts, and packages of its inner
+    /// states come partly from the history.
     fn record(&mut self, rec: &mut Recorder, phase: Phase, items: &[(usize, u64)]) {
         let pass = rec.pass(&self.shard.ctx);
+        let block = self.shard.time_block();
+        let of = |at: InBlock| -> Vec<(usize, u64)> {
+            items
+                .iter()
+                .copied()
+                .filter(|&(_, s)| TimeBlock::position(block, s, self.run) == at)
+                .collect()
+        };
+        let (plain, start, inner) = (of(InBlock::No), of(InBlock::Start), of(InBlock::Inner));
         match phase {
-            Phase::Up => self.shard.pack_up(pass, items),
-            Phase::Right => self.shard.pack_right(pass, items),
+            Phase::Up | Phase::Right => {
+                let dir = match phase {
+                    Phase::Up => Direction::Up,
+                    _ => Direction::Right,
+                };
+                self.shard.pack(pass, dir, &plain, false);
+                self.shard.pack(pass, dir, &start, false);
+                self.shard.pack(pass, dir, &inner, true);
+            }
             Phase::Step => {
                 let deferred = std::mem::take(&mut self.deferred);
                 self.shard.compute(pass, &deferred, Part::Interior);
                 self.shard.sendrecv(pass, items);
+                self.shard.compute(pass, &start, Part::BlockStart);
+                self.shard.compute(pass, &inner, Part::LinkBands);
                 if self.split {
-                    self.shard.compute(pass, items, Part::Edge);
-                    self.deferred = items.to_vec();
+                    self.shard.compute(pass, &plain, Part::Edge);
+                    self.deferred = plain;
                 } else {
-                    self.shard.compute(pass, items, Part::All);
+                    self.shard.compute(pass, &plain, Part::All);
                 }
             }
         }
@@ -504,11 +541,13 @@ impl GpuCluster {
                 .adapter
                 .max_binding_bytes()
                 .min(placement.max_binding.unwrap_or(u64::MAX));
-            let shard = Shard::new(ctx, problem, wafers, ring, (max_binding, placement.fused))?;
+            let options = (max_binding, placement.fused, placement.time_block);
+            let shard = Shard::new(ctx, problem, wafers, ring, options)?;
             runners.push(DeviceRunner {
                 device,
                 split: sends && shard.can_defer_interior(),
                 deferred: vec![],
+                run: (0, 0),
                 free_staging: [vec![], vec![]],
                 shard,
                 scheduler: Scheduler::new(c, &specs),
@@ -576,7 +615,10 @@ impl GpuCluster {
 impl Simulator for GpuCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
         self.check_usable()?;
-        let target = self.remaps + steps * self.kernel.spec().stages.len() as u64;
+        let (from, target) = (
+            self.remaps,
+            self.remaps + steps * self.kernel.spec().stages.len() as u64,
+        );
         let shared = Shared {
             cluster: self.cluster,
             host_links: &self.host_links,
@@ -585,7 +627,7 @@ impl Simulator for GpuCluster {
             abort: AtomicBool::new(false),
         };
         let results: Vec<Result<()>> = match self.runners.as_mut_slice() {
-            [only] => vec![only.run_to(target, &shared)],
+            [only] => vec![only.run_to((self.remaps, target), &shared)],
             runners => std::thread::scope(|scope| {
                 let handles: Vec<_> = runners
                     .iter_mut()
@@ -593,7 +635,7 @@ impl Simulator for GpuCluster {
                         let shared = &shared;
                         scope.spawn(move || {
                             let mut guard = AbortOnFailure { shared, ok: false };
-                            let result = runner.run_to(target, shared);
+                            let result = runner.run_to((from, target), shared);
                             guard.ok = result.is_ok();
                             result
                         })

@@ -325,7 +325,12 @@ impl GpuContext {
                 layout: Some(&layout),
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                // Every shader writes its workgroup memory before reading what it keeps; the
+                // zeroing costs software adapters more than the fused stages' arithmetic.
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    zero_initialize_workgroup_memory: false,
+                    ..Default::default()
+                },
                 cache: None,
             });
         Pipeline {

@@ -8,7 +8,7 @@ use super::constants::Pages;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 14] = [
+const LIBRARY: [(&str, &str); 16] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
@@ -21,6 +21,11 @@ const LIBRARY: [(&str, &str); 14] = [
         "fused_point",
         include_str!("../../shaders/fused_point.wgsl"),
     ),
+    (
+        "fused_blocked",
+        include_str!("../../shaders/fused_blocked.wgsl"),
+    ),
+    ("time_block", include_str!("../../shaders/time_block.wgsl")),
     (
         "rows3_block",
         include_str!("../../shaders/rows3_block.wgsl"),
@@ -104,9 +109,12 @@ pub fn cluster_sendrecv() -> String {
     compose(library("cluster_sendrecv"), None)
 }
 
-/// Packing the up and right packages into the links.
-pub fn cluster_pack() -> String {
-    compose(library("cluster_pack"), None)
+/// Packing the packages into the links, with time blocks of `time_block` steps; of an inner
+/// state of a block (its blocked region from the history) when `inner`.
+pub fn cluster_pack(time_block: u32, inner: bool) -> String {
+    let consts =
+        format!("const TIME_BLOCK: u32 = {time_block}u;\nconst FROM_HISTORY: bool = {inner};\n");
+    compose(library("cluster_pack"), Some(&consts))
 }
 
 /// The kernel source a stage's driver imports: the kernel's WGSL, and for a Point stage its
@@ -167,6 +175,16 @@ pub fn wafer_fused(
     compose(library(driver), Some(&kernel))
 }
 
+/// The fused engine's time block of `steps` steps of a single-stage Rows3 kernel, in spans of
+/// `span` points with two tiles of `tile_values` values each.
+pub fn wafer_blocked(spec: &KernelSpec, span: glam::UVec2, steps: u32, tile_values: u32) -> String {
+    let kernel = format!(
+        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {steps}u;\nconst TILE_VALUES: u32 = {tile_values}u;\n",
+        spec.wgsl, span.x, span.y
+    );
+    compose(library("fused_blocked"), Some(&kernel))
+}
+
 /// One stage of the global-grid reference kernel.
 pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     let driver = match stage.driver {
@@ -190,7 +208,8 @@ pub fn clocks() -> String {
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
         ("cluster_sendrecv".to_string(), cluster_sendrecv()),
-        ("cluster_pack".to_string(), cluster_pack()),
+        ("cluster_pack".to_string(), cluster_pack(1, false)),
+        ("cluster_pack_inner".to_string(), cluster_pack(3, true)),
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];
@@ -211,6 +230,13 @@ pub fn all() -> Vec<(String, String)> {
                     shaders.push((format!("{engine}{tag}/{name}"), source));
                 }
             }
+        }
+        if super::shard::can_time_block(spec) {
+            let span = glam::UVec2::new(40, 30);
+            shaders.push((
+                format!("blocked/{}", spec.name),
+                wafer_blocked(spec, span, 3, 46 * 36),
+            ));
         }
     }
     shaders

@@ -9,7 +9,7 @@ use super::shaders;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS, ROWS_PER_THREAD};
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
-use crate::kernels::Driver;
+use crate::kernels::{Driver, KernelSpec};
 use crate::model::Problem;
 use crate::wafer::{StageSlots, WaferGeometry};
 use crate::Result;
@@ -22,24 +22,117 @@ const SRAM_TAIL: u32 = BLOCK_COLS + 2;
 /// Which PEs of each wafer a compute dispatch covers. Packages are packed from the edge
 /// (the top and right bands of PEs, `ceil(w/n)` wide), so a device that sends packages to
 /// another can compute the edge, send, and compute the interior while the packages travel.
+/// With time blocks, a block's first step computes the blocked region for the whole block
+/// and the link bands for one step (`BlockStart`); its other steps only the link bands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     All,
     Edge,
     Interior,
+    BlockStart,
+    LinkBands,
 }
 
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
-/// interior.
-fn rectangles(g: &WaferGeometry) -> [[u32; 4]; 4] {
-    let band = g.w().div_ceil(g.n);
-    let (x, y) = (g.pes_x.saturating_sub(band), g.pes_y.saturating_sub(band));
+/// interior; then for time blocks whose link bands are `band` PEs wide, the left band, the
+/// low band right of it, and the blocked region.
+fn rectangles(g: &WaferGeometry, band: u32) -> [[u32; 4]; 7] {
+    let edge = g.w().div_ceil(g.n);
+    let (x, y) = (g.pes_x.saturating_sub(edge), g.pes_y.saturating_sub(edge));
+    let (px, py) = (g.pes_x, g.pes_y);
     [
-        [0, 0, g.pes_x, g.pes_y],
-        [0, y, g.pes_x, g.pes_y],
-        [x, 0, g.pes_x, y],
+        [0, 0, px, py],
+        [0, y, px, py],
+        [x, 0, px, y],
         [0, 0, x, y],
+        [0, 0, band.min(px), py],
+        [band.min(px), 0, px, band.min(py)],
+        [band.min(px), band.min(py), px, py],
     ]
+}
+
+/// The fused engine's temporal blocking: one dispatch advances the PEs clear of the link
+/// bands (`band` PEs along the wafer's left and low edges, where the `steps * w` points a
+/// block reaches back would come from the links) `steps` steps, a workgroup per span of
+/// `span` points with two tiles of `tile_values` values; the link bands step one at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBlock {
+    pub steps: u32,
+    pub band: u32,
+    pub span: glam::UVec2,
+    pub tile_values: u32,
+}
+
+/// Whether a kernel's steps can be blocked in time: one Rows3 stage (one field, w = 2).
+pub fn can_time_block(spec: &KernelSpec) -> bool {
+    matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
+}
+
+/// Where a wafer's state stands in the time blocks of a run from state `from` to `target`:
+/// blocks start at multiples of `steps` and lie wholly inside the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InBlock {
+    No,
+    Start,
+    Inner,
+}
+
+impl TimeBlock {
+    /// The blocking of `steps` steps for `spec` on wafer `g` with tiles of `cap` values, or
+    /// why there is none.
+    pub fn plan(
+        spec: &KernelSpec,
+        g: &WaferGeometry,
+        steps: u32,
+        cap: u32,
+    ) -> std::result::Result<Self, String> {
+        if !can_time_block(spec) {
+            return Err(format!(
+                "{} is not a single-stage Rows3 kernel (heat5, heat9)",
+                spec.name
+            ));
+        }
+        let reach = steps * g.w();
+        let band = reach.div_ceil(g.n);
+        if band >= g.pes_x || band >= g.pes_y {
+            return Err(format!(
+                "no PE of the {}x{} wafer lies {reach} points clear of its low edges",
+                g.pes_x, g.pes_y
+            ));
+        }
+        let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
+        // Tile rows have room for a whole block of columns past their last.
+        let spare = BLOCK_COLS - 1;
+        let per_tile = cap / 2;
+        let side = (per_tile as f64).sqrt() as u32;
+        let x = side.saturating_sub(reach + spare).min(region.x);
+        let y = (per_tile / (x + reach + spare).max(1))
+            .saturating_sub(reach)
+            .min(region.y);
+        if x == 0 || y == 0 {
+            return Err(format!(
+                "a span with its {reach}-point reach does not fit two tiles of {per_tile} values"
+            ));
+        }
+        Ok(Self {
+            steps,
+            band,
+            span: glam::UVec2::new(x, y),
+            tile_values: (x + reach + spare) * (y + reach),
+        })
+    }
+
+    /// Where `state` stands in the blocks of `steps` steps of a run from `from` to `target`.
+    pub fn position(steps: u64, state: u64, (from, target): (u64, u64)) -> InBlock {
+        let start = state - state % steps.max(1);
+        if steps < 2 || start < from || start + steps > target {
+            InBlock::No
+        } else if start == state {
+            InBlock::Start
+        } else {
+            InBlock::Inner
+        }
+    }
 }
 
 /// Values a fused Rows3 window may read past the tile's last row (`BLOCK_COLS + 2`;
@@ -109,7 +202,19 @@ const ALL_PES: usize = 0;
 const TOP_BAND: usize = 1;
 const RIGHT_BAND: usize = 2;
 const INTERIOR: usize = 3;
-const RECTS: u64 = 4;
+const LEFT_LINK_BAND: usize = 4;
+const LOW_LINK_BAND: usize = 5;
+const BLOCKED: usize = 6;
+const RECTS: u64 = 7;
+
+/// The time blocking in use: its plan, the dispatch of a block's blocked region, and the
+/// packing of its inner states.
+struct Blocking {
+    plan: TimeBlock,
+    region: Kernel,
+    pack_up: Kernel,
+    pack_right: Kernel,
+}
 
 pub struct Shard {
     pub ctx: Arc<GpuContext>,
@@ -132,9 +237,12 @@ pub struct Shard {
     remap: Remap,
     /// Which engine that is, in words.
     engine: String,
-    /// Dispatch entries: `(range, rectangle, state mod 2 ring)`, `dispatch_stride` bytes apart.
+    /// Dispatch entries: `(range, rectangle, state mod period)`, `dispatch_stride` bytes
+    /// apart; the period is `2 ring` times the steps of a time block.
     dispatch_stride: u64,
-    rects: [[u32; 4]; 4],
+    period: u64,
+    rects: [[u32; 4]; 7],
+    blocking: Option<Blocking>,
 }
 
 /// The buffers the kernels bind for one bank, by the names the shaders give them.
@@ -184,6 +292,16 @@ impl Resources<'_> {
     }
 }
 
+impl Blocking {
+    fn pack(&self, dir: Direction) -> &Kernel {
+        if dir == Direction::Up {
+            &self.pack_up
+        } else {
+            &self.pack_right
+        }
+    }
+}
+
 impl Shard {
     /// Uploads the initial state of the wafers `wafers` (cluster indices) to `ctx`, with link
     /// rings of `ring` slots.
@@ -192,7 +310,7 @@ impl Shard {
         problem: &Problem,
         wafers: Vec<usize>,
         ring: u32,
-        (max_binding, fused): (u64, bool),
+        (max_binding, fused, time_block): (u64, bool, u32),
     ) -> Result<Self> {
         let (c, spec) = (problem.cluster, problem.spec());
         let g = c.wafer;
@@ -235,7 +353,17 @@ impl Shard {
         let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
-        let rects = rectangles(&g);
+        let cap = tile_cap(&ctx.adapter.limits);
+        let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
+        let plan = match (time_block > 1, block) {
+            (false, _) => Ok(None),
+            (true, None) => Err("it needs the fused engine".to_string()),
+            (true, Some(_)) => TimeBlock::plan(spec, &g, time_block, cap).map(Some),
+        };
+        let blocked = plan.clone().ok().flatten();
+        let steps = blocked.map_or(1, |b| b.steps);
+        let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
+        let period = 2 * ring as u64 * steps as u64;
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let resources = banks
             .iter()
@@ -266,12 +394,19 @@ impl Shard {
                         ctx.storage_buffer("clock", &vec![0.0; 4 * bank.count])?,
                     ),
                 ];
+                let frame = c.wafer_points();
+                let strips = (g.w() * (frame.x + frame.y)) as usize;
+                let history = bank.count * fields * steps as usize * strips;
+                named.push((
+                    "history",
+                    ctx.storage_buffer("history", &vec![0.0; history.max(1)])?,
+                ));
                 named.extend(consts.iter().cloned());
                 Ok(Resources {
                     named,
                     dispatches: ctx.uniform_bytes(
                         "dispatches",
-                        &dispatch_table(&bank.ranges, ring, &rects, dispatch_stride),
+                        &dispatch_table(&bank.ranges, period, &rects, dispatch_stride),
                     ),
                     sram: &bank.sram,
                     links: &links,
@@ -289,8 +424,6 @@ impl Shard {
             )
         };
         let n = g.n as u64;
-        let cap = tile_cap(&ctx.adapter.limits);
-        let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
         let remap = match block {
             Some(block) => Remap {
                 receive: build("tick", &shaders::cluster_sendrecv(), "tick", 1, None),
@@ -332,7 +465,7 @@ impl Shard {
                     .collect(),
             },
         };
-        let engine = match (block, fused) {
+        let mut engine = match (block, fused) {
             (Some(b), _) => format!("fused, blocks of {}x{} PEs", b.x, b.y),
             (None, true) => format!(
                 "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {cap} values)",
@@ -340,24 +473,56 @@ impl Shard {
             ),
             (None, false) => "explicit sendrecv and compute".into(),
         };
-        let pack = shaders::cluster_pack();
+        engine += &match &plan {
+            Ok(Some(b)) => format!(
+                "; time blocks of {} steps beyond {}-PE link bands, spans of {}x{} points",
+                b.steps, b.band, b.span.x, b.span.y
+            ),
+            Ok(None) => String::new(),
+            Err(why) => format!("; no time blocks of {time_block} steps: {why}"),
+        };
         let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
-        let (pack_up, pack_right) = (
-            build(
-                "pack up",
-                &pack,
-                "pack_up",
-                package_threads(Direction::Up),
-                None,
-            ),
-            build(
-                "pack right",
-                &pack,
-                "pack_right",
-                package_threads(Direction::Right),
-                None,
-            ),
-        );
+        let packs = |inner: bool| {
+            let pack = shaders::cluster_pack(steps, inner);
+            (
+                build(
+                    "pack up",
+                    &pack,
+                    "pack_up",
+                    package_threads(Direction::Up),
+                    None,
+                ),
+                build(
+                    "pack right",
+                    &pack,
+                    "pack_right",
+                    package_threads(Direction::Right),
+                    None,
+                ),
+            )
+        };
+        let (pack_up, pack_right) = packs(false);
+        let blocking = blocked.map(|plan| {
+            let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
+            let spans = spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
+            let source = shaders::wafer_blocked(spec, plan.span, plan.steps, plan.tile_values);
+            let (pack_up, pack_right) = packs(true);
+            Blocking {
+                plan,
+                region: Kernel {
+                    per_pe: false,
+                    ..build(
+                        "time block",
+                        &source,
+                        "compute",
+                        spans * super::context::WORKGROUP as u64,
+                        Some(0),
+                    )
+                },
+                pack_up,
+                pack_right,
+            }
+        });
         drop(resources);
         Ok(Self {
             pack_up,
@@ -373,18 +538,32 @@ impl Shard {
             banks,
             links,
             dispatch_stride,
+            period,
             rects,
+            blocking,
         })
     }
 
-    /// Packs the up packages of `items`, `(local wafer, state)` pairs.
-    pub fn pack_up(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, &self.pack_up, items, ALL_PES);
+    /// Steps per time block (1 without time blocking).
+    pub fn time_block(&self) -> u64 {
+        self.blocking.as_ref().map_or(1, |b| b.plan.steps as u64)
     }
 
-    /// Packs the right packages of `items`.
-    pub fn pack_right(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, &self.pack_right, items, ALL_PES);
+    /// Packs the packages in direction `dir` (up or right) of `items`, `(local wafer, state)` pairs; of
+    /// inner states of their time blocks when `inner`.
+    pub fn pack(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        dir: Direction,
+        items: &[(usize, u64)],
+        inner: bool,
+    ) {
+        let (kernel, rect) = match (&self.blocking, inner) {
+            (Some(b), true) => (b.pack(dir), BLOCKED),
+            _ if dir == Direction::Up => (&self.pack_up, ALL_PES),
+            _ => (&self.pack_right, ALL_PES),
+        };
+        self.dispatch(pass, kernel, items, rect);
     }
 
     /// Fills the comm layers of `items` (Table 3's `sendrecv`); the fused engine only
@@ -405,7 +584,11 @@ impl Shard {
             Part::All => &[ALL_PES],
             Part::Edge => &[TOP_BAND, RIGHT_BAND],
             Part::Interior => &[INTERIOR],
+            Part::BlockStart | Part::LinkBands => &[LEFT_LINK_BAND, LOW_LINK_BAND],
         };
+        if let (Part::BlockStart, Some(b)) = (part, &self.blocking) {
+            self.dispatch(pass, &b.region, items, BLOCKED);
+        }
         for (k, kernel) in self.remap.stages.iter().enumerate() {
             let mine: Vec<(usize, u64)> = items
                 .iter()
@@ -448,7 +631,7 @@ impl Shard {
             (None, true) => kernel.threads * pes,
             (None, false) => kernel.threads,
         };
-        let period = 2 * self.ring as u64;
+        let period = self.period;
         pass.set_pipeline(&kernel.pipeline.raw);
         for (b, bank) in self.banks.iter().enumerate() {
             let mine: Vec<(usize, u64)> = items
@@ -650,9 +833,9 @@ impl Ranges {
 }
 
 /// The dispatch entries, `stride` bytes apart: for each range, each PE rectangle and each
-/// state modulo `2 ring` (parity and ring slot).
-fn dispatch_table(ranges: &Ranges, ring: u32, rects: &[[u32; 4]; 4], stride: u64) -> Vec<u8> {
-    let period = 2 * ring as usize;
+/// state modulo `period` (parity, ring slot and place in a time block).
+fn dispatch_table(ranges: &Ranges, period: u64, rects: &[[u32; 4]; 7], stride: u64) -> Vec<u8> {
+    let period = period as usize;
     let entries = ranges.len * rects.len() * period;
     let mut table = vec![0u8; entries * stride as usize];
     for (range, (first, count)) in ranges.all().enumerate() {
