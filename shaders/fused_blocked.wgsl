@@ -76,7 +76,7 @@ fn window(k: u32) -> Window {
 }
 
 // Rows one invocation walks with its rolling window of three rows.
-const ROWS: u32 = 8u;
+const ROWS: u32 = 16u;
 
 // Step `j` of the block from tile `src` to tile `dst`: every point of the tile at least
 // j * w from its low sides.
