@@ -573,8 +573,9 @@ pub struct RunArgs {
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
-    /// faster emulated engine (auto: fused with time blocks of 5 for heat5 and heat9 at
-    /// n <= 4 or with --time-block, wafer otherwise)
+    /// faster emulated engine (auto: time blocks of 5 steps for heat5 and heat9, on a GPU
+    /// with the fused engine at n <= 4 only, and whenever --time-block is given; the
+    /// explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",
@@ -614,9 +615,9 @@ pub struct ClusterArgs {
     /// Seconds a device thread waits for a package or link room before it reports a hang
     #[arg(long, default_value_t = 60.0)]
     pub link_timeout: f64,
-    /// Steps per time block of the fused engine: the PEs clear of the bands along the wafer's
-    /// left and low edges (whose points read the links) advance this many steps per dispatch
-    /// (heat5, heat9; odd; 1: none)
+    /// Steps per time block (the fused engine on a GPU, or the CPU backend): the PEs clear
+    /// of the bands along the wafer's left and low edges (whose points read the links)
+    /// advance this many steps at once (heat5, heat9; odd; 1: none)
     #[arg(long, default_value_t = 1)]
     pub time_block: u32,
 }

@@ -123,14 +123,16 @@ impl EngineKind {
         }
     }
 
-    /// The engine and placement `auto` stands for on `problem`, after the software adapter's
-    /// measurements (README, Performance): the fused engine with time blocks of
-    /// [`AUTO_TIME_BLOCK`] steps for a kernel that can be blocked at `n <= AUTO_FUSED_MAX_N`
-    /// (at n = 2 about 6x the explicit wafer; even at n = 8), or whenever time blocks are
-    /// asked for; the explicit wafer otherwise. Other kinds stand for themselves.
-    pub fn resolve(self, problem: &Problem, placement: &Placement) -> (Self, Placement) {
-        let blocks = crate::gpu::can_time_block(problem.spec())
-            && problem.cluster.wafer.n <= AUTO_FUSED_MAX_N;
+    /// The engine and placement `auto` stands for on `problem`, on a GPU adapter or (not
+    /// `gpu`) the CPU backend, after the measurements in the README (Performance): time blocks
+    /// of [`AUTO_TIME_BLOCK`] steps for a kernel that can be blocked, on the GPU with the
+    /// fused engine at `n <= AUTO_FUSED_MAX_N` only (on lavapipe about 5x the explicit wafer
+    /// at n = 2, even at n = 8, behind it above), on the CPU at every `n` (1.5 to 3x); time
+    /// blocks whenever they are asked for; the explicit wafer otherwise. Other kinds stand
+    /// for themselves.
+    pub fn resolve(self, problem: &Problem, placement: &Placement, gpu: bool) -> (Self, Placement) {
+        let blocks = crate::blocking::can_time_block(problem.spec())
+            && (!gpu || problem.cluster.wafer.n <= AUTO_FUSED_MAX_N);
         match self {
             Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
             Self::Auto if blocks => (
@@ -160,7 +162,7 @@ pub fn simulator(
     problem: &Problem,
     placement: &Placement,
 ) -> Result<Box<dyn Simulator>> {
-    let (kind, placement) = kind.resolve(problem, placement);
+    let (kind, placement) = kind.resolve(problem, placement, ctx.is_some());
     let placement = &placement;
     Ok(match (kind, ctx) {
         (EngineKind::Wafer, Some(ctx)) => {
@@ -174,7 +176,9 @@ pub fn simulator(
             Box::new(GpuCluster::new(ctx.clone(), problem, &fused)?)
         }
         (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
-        (EngineKind::Wafer | EngineKind::Fused, None) => Box::new(CpuCluster::new(problem)?),
+        (EngineKind::Wafer | EngineKind::Fused, None) => {
+            Box::new(CpuCluster::new(problem)?.with_time_block(problem, placement.time_block))
+        }
         (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
     })

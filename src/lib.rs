@@ -1,6 +1,7 @@
 //! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
 //! running stencil codes with the Domain Translation algorithm. See DESIGN.md for the model.
 
+pub mod blocking;
 pub mod cli;
 pub mod cluster;
 pub mod commands;

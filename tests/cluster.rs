@@ -368,6 +368,63 @@ fn time_blocks_equal_the_global_kernel() {
     }
 }
 
+/// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same
+/// link statistics as the CPU cluster without them: both heat kernels, blocks of 3, 5 and 7
+/// steps, n from 1 to 16, odd PE counts, regions wider and taller than one span, runs that
+/// start and end inside a block's states, link delays and capacity-1 links, one slower.
+#[test]
+fn cpu_time_blocks_equal_the_global_kernel() {
+    let cases = [
+        ((1, 1), (9, 7), 2, 3, (0, 2)),
+        ((2, 2), (5, 6), 5, 3, (1, 2)),
+        ((3, 1), (13, 9), 3, 5, (2, 1)),
+        ((2, 1), (23, 5), 16, 7, (1, 1)),
+        ((1, 1), (11, 40), 1, 3, (0, 1)),
+    ];
+    for kernel in [KernelKind::Heat5, KernelKind::Heat9] {
+        for (wafers, pes, n, steps, (delay, capacity)) in cases {
+            let mut links = LinkConfig::uniform(delay, capacity);
+            let slow = LinkSpec {
+                delay: delay + 2,
+                capacity: 1,
+            };
+            links.overrides.push(((0, 0), Direction::Right, slow));
+            let problem = common::cluster_problem(kernel, wafers, pes, n, 5)
+                .with_links(links)
+                .unwrap();
+            let mut blocked = CpuCluster::new(&problem)
+                .unwrap()
+                .with_time_block(&problem, steps);
+            let what = format!(
+                "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}: {}",
+                kernel.name(),
+                blocked.describe()
+            );
+            assert!(
+                what.contains(&format!("time blocks of {steps} steps")),
+                "{what}"
+            );
+            let mut global = CpuGlobal::new(&problem).unwrap();
+            assert_same_bits(&mut blocked, &mut global, &[0, 4, 11, 20, 35], &what);
+            let mut plain = CpuCluster::new(&problem).unwrap();
+            for t in [4, 11, 20, 35] {
+                plain.advance(t - plain.step()).unwrap();
+            }
+            assert_eq!(blocked.link_stats(), plain.link_stats(), "{what}");
+        }
+    }
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (4, 40), 1, 4);
+    let cpu = CpuCluster::new(&problem)
+        .unwrap()
+        .with_time_block(&problem, 3);
+    assert!(
+        cpu.describe()
+            .contains("no PE of the 4x40 wafer lies 6 points clear"),
+        "{}",
+        cpu.describe()
+    );
+}
+
 /// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the
 /// wafers of a device are split over several buffers (banks) and shallow water's constants
 /// over several bindings (pages); every kernel, with link delays, on one and two devices, on

@@ -11,7 +11,7 @@ use glam::UVec2;
 use super::ClusterGeometry;
 
 /// SRAM index (within one wafer's SRAM) of the owned cell at local frame point `(x, y)`.
-fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
+pub fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
     let g = &c.wafer;
     let pe = (y / g.n * g.pes_x + x / g.n) as usize;
     g.sram_index(pe, UVec2::new(x % g.n, y % g.n) + g.w())
@@ -19,6 +19,11 @@ fn owned_index(c: &ClusterGeometry, x: u32, y: u32) -> usize {
 
 /// The up package of one wafer's SRAM.
 pub fn pack_up(c: &ClusterGeometry, sram: &[f32]) -> Vec<f32> {
+    pack_up_with(c, |x, y| sram[owned_index(c, x, y)])
+}
+
+/// The up package of the state whose frame point `(x, y)` holds `value(x, y)`.
+pub fn pack_up_with(c: &ClusterGeometry, value: impl Fn(u32, u32) -> f32) -> Vec<f32> {
     let (
         UVec2 {
             x: width,
@@ -28,13 +33,22 @@ pub fn pack_up(c: &ClusterGeometry, sram: &[f32]) -> Vec<f32> {
     ) = (c.wafer_points(), c.wafer.w());
     (height - w..height)
         .flat_map(|y| (0..width).map(move |x| (x, y)))
-        .map(|(x, y)| sram[owned_index(c, x, y)])
+        .map(|(x, y)| value(x, y))
         .collect()
 }
 
 /// The right package of one wafer's SRAM, with the corner from `below_up`, the up package
 /// this wafer received from below.
 pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f32> {
+    pack_right_with(c, |x, y| sram[owned_index(c, x, y)], below_up)
+}
+
+/// The right package of the state whose frame point `(x, y)` holds `value(x, y)`.
+pub fn pack_right_with(
+    c: &ClusterGeometry,
+    value: impl Fn(u32, u32) -> f32,
+    below_up: &[f32],
+) -> Vec<f32> {
     let (
         UVec2 {
             x: width,
@@ -46,7 +60,7 @@ pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f3
     for row in 0..height + w {
         for x in width - w..width {
             package.push(match row.checked_sub(w) {
-                Some(y) => sram[owned_index(c, x, y)],
+                Some(y) => value(x, y),
                 None => below_up[(row * width + x) as usize],
             });
         }
@@ -58,15 +72,30 @@ pub fn pack_right(c: &ClusterGeometry, sram: &[f32], below_up: &[f32]) -> Vec<f3
 /// for PE row `py`, frame rows `[py n - w, py n)` over the columns `[0, W)`, row-major, from
 /// the wafer's own cells (`sram`) or, below the wafer, from the up package `below`.
 pub fn lower_strips(c: &ClusterGeometry, sram: &[f32], below: &[f32]) -> Vec<f32> {
+    lower_strips_of_bands(c, sram, below, None)
+}
+
+/// The lower strips that the PEs of the link bands, `bands` PEs wide, receive (all of them
+/// with `None`): PE rows at or above the low band only need the columns of the left band.
+pub fn lower_strips_of_bands(
+    c: &ClusterGeometry,
+    sram: &[f32],
+    below: &[f32],
+    bands: Option<usize>,
+) -> Vec<f32> {
     let g = &c.wafer;
     let (n, w) = (g.n as usize, g.w() as usize);
     let width = c.wafer_points().x as usize;
     let mut strips = vec![0.0; g.pes_y as usize * w * width];
     for (k, row) in strips.chunks_mut(width).enumerate() {
         let (py, line) = (k / w, k % w);
+        let pes = match bands {
+            Some(b) if py >= b => b,
+            _ => g.pes_x as usize,
+        };
         match (py * n + line).checked_sub(w) {
             Some(y) => {
-                for (px, run) in row.chunks_mut(n).enumerate() {
+                for (px, run) in row.chunks_mut(n).take(pes).enumerate() {
                     copy(run, &sram[owned_index(c, (px * n) as u32, y as u32)..][..n]);
                 }
             }

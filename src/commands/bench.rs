@@ -181,7 +181,7 @@ pub fn variants(
         }
     }
     if config.cpu || ctx.is_none() {
-        add_cpu_variants(&mut lineup, &problems, config.grid)?;
+        add_cpu_variants(&mut lineup, &problems, (config.grid, config.time_block))?;
     }
     // A whole time block, so that its pipelines are compiled too.
     for variant in lineup.variants.iter_mut() {
@@ -388,7 +388,11 @@ fn add_gpu_variants(
     Ok(())
 }
 
-fn add_cpu_variants(lineup: &mut Lineup, problems: &[Problem], grid: u32) -> Result<()> {
+fn add_cpu_variants(
+    lineup: &mut Lineup,
+    problems: &[Problem],
+    (grid, time_block): (u32, u32),
+) -> Result<()> {
     let size = grid as usize * grid as usize;
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
     lineup
@@ -403,9 +407,24 @@ fn add_cpu_variants(lineup: &mut Lineup, problems: &[Problem], grid: u32) -> Res
             Ok(())
         }));
     for problem in problems {
-        lineup.add(wafer_name("CPU", &problem.geometry), |name| {
+        let plain = wafer_name("CPU", &problem.geometry);
+        lineup.add(plain.clone(), |name| {
             Ok(stepper(name, CpuCluster::new(problem)?))
         })?;
+        if time_block > 1 {
+            let name = format!("{plain}, time blocks of {time_block}");
+            let g = problem.cluster.wafer;
+            if let Err(why) = crate::blocking::link_band(problem.spec(), &g, time_block) {
+                lineup.skipped.push((name, why));
+                continue;
+            }
+            lineup.add(name, |name| {
+                let cpu = CpuCluster::new(problem)?.with_time_block(problem, time_block);
+                let mut variant = stepper(name, cpu);
+                variant.baseline = Some(plain.clone());
+                Ok(variant)
+            })?;
+        }
     }
     Ok(())
 }

@@ -170,7 +170,15 @@ pub fn run(
     let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
-    let chunk = config.steps.div_ceil(PROGRESS_REPORTS).max(1);
+    // Whole time blocks per chunk: a block runs only inside one `advance`.
+    let (_, placement) =
+        config
+            .engine_kind
+            .resolve(problem, &config.engine.placement, ctx.is_some());
+    let chunk = config
+        .steps
+        .div_ceil(PROGRESS_REPORTS)
+        .next_multiple_of(placement.time_block.max(1) as u64);
     let state = loop {
         let step = sim.step() + offset;
         let last = step == config.steps;

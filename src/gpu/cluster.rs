@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::{GpuContext, MAX_STEPS_PER_SUBMISSION, UPDATES_PER_SUBMISSION};
-use super::shard::{InBlock, Part, Shard, TimeBlock};
+use super::shard::{Part, Shard};
+use crate::blocking::{self, InBlock, MAX_TIME_BLOCK};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
@@ -33,8 +34,8 @@ pub struct Placement {
     /// Run each stage as one fused dispatch, a workgroup per block of PEs, where the block
     /// fits workgroup memory (the explicit `sendrecv` and `compute` dispatches otherwise).
     pub fused: bool,
-    /// Steps per time block of the fused engine (1: none), where the kernel and the wafer
-    /// allow it (see [`super::shard::TimeBlock`]).
+    /// Steps per time block (1: none; odd), where the kernel and the wafer allow it: the
+    /// fused engine on the GPU, the CPU backend ([`crate::blocking`]).
     pub time_block: u32,
 }
 
@@ -53,10 +54,6 @@ impl Default for Placement {
 
 /// Largest number of devices.
 pub const MAX_DEVICES: u32 = 64;
-
-/// Most steps per time block. Blocks are odd, so that a block ends in the SRAM slot the
-/// link bands' last step writes, not in the one its region reads.
-pub const MAX_TIME_BLOCK: u32 = 9;
 
 impl Placement {
     /// Checks the device count against the cluster.
@@ -263,7 +260,7 @@ impl DeviceRunner {
             items
                 .iter()
                 .copied()
-                .filter(|&(_, s)| TimeBlock::position(block, s, self.run) == at)
+                .filter(|&(_, s)| blocking::position(block, s, self.run) == at)
                 .collect()
         };
         let (plain, start, inner) = (of(InBlock::No), of(InBlock::Start), of(InBlock::Inner));

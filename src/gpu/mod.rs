@@ -17,4 +17,4 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
-pub use shard::{can_time_block, fused_block, tile_cap, TimeBlock};
+pub use shard::{fused_block, tile_cap, TimeBlock};

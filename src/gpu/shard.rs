@@ -7,6 +7,7 @@ use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS, ROWS_PER_THREAD};
+use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
 use crate::kernels::{Driver, KernelSpec};
@@ -51,30 +52,15 @@ fn rectangles(g: &WaferGeometry, band: u32) -> [[u32; 4]; 7] {
     ]
 }
 
-/// The fused engine's temporal blocking: one dispatch advances the PEs clear of the link
-/// bands (`band` PEs along the wafer's left and low edges, where the `steps * w` points a
-/// block reaches back would come from the links) `steps` steps, a workgroup per span of
-/// `span` points with two tiles of `tile_values` values; the link bands step one at a time.
+/// The fused engine's time blocks ([`crate::blocking`]): one dispatch advances the region
+/// beyond the link bands (`band` PEs wide) `steps` steps, a workgroup per span of `span`
+/// points with two tiles of `tile_values` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBlock {
     pub steps: u32,
     pub band: u32,
     pub span: glam::UVec2,
     pub tile_values: u32,
-}
-
-/// Whether a kernel's steps can be blocked in time: one Rows3 stage (one field, w = 2).
-pub fn can_time_block(spec: &KernelSpec) -> bool {
-    matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
-}
-
-/// Where a wafer's state stands in the time blocks of a run from state `from` to `target`:
-/// blocks start at multiples of `steps` and lie wholly inside the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InBlock {
-    No,
-    Start,
-    Inner,
 }
 
 impl TimeBlock {
@@ -86,20 +72,8 @@ impl TimeBlock {
         steps: u32,
         cap: u32,
     ) -> std::result::Result<Self, String> {
-        if !can_time_block(spec) {
-            return Err(format!(
-                "{} is not a single-stage Rows3 kernel (heat5, heat9)",
-                spec.name
-            ));
-        }
+        let band = blocking::link_band(spec, g, steps)?;
         let reach = steps * g.w();
-        let band = reach.div_ceil(g.n);
-        if band >= g.pes_x || band >= g.pes_y {
-            return Err(format!(
-                "no PE of the {}x{} wafer lies {reach} points clear of its low edges",
-                g.pes_x, g.pes_y
-            ));
-        }
         let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
         // Tile rows have room for a whole block of columns past their last.
         let spare = BLOCK_COLS - 1;
@@ -120,18 +94,6 @@ impl TimeBlock {
             span: glam::UVec2::new(x, y),
             tile_values: (x + reach + spare) * (y + reach),
         })
-    }
-
-    /// Where `state` stands in the blocks of `steps` steps of a run from `from` to `target`.
-    pub fn position(steps: u64, state: u64, (from, target): (u64, u64)) -> InBlock {
-        let start = state - state % steps.max(1);
-        if steps < 2 || start < from || start + steps > target {
-            InBlock::No
-        } else if start == state {
-            InBlock::Start
-        } else {
-            InBlock::Inner
-        }
     }
 }
 

@@ -7,6 +7,10 @@ use std::sync::Arc;
 use glam::UVec2;
 use rayon::prelude::*;
 
+mod time_block;
+
+use self::time_block::{CpuBlocks, History};
+use crate::blocking::{self, InBlock};
 use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
@@ -34,6 +38,9 @@ pub struct CpuCluster {
     remaps: u64,
     /// Set when an `advance` failed part way: the wafers are then at different steps.
     failed: bool,
+    /// Time blocks in use, or why the ones asked for are not; each wafer's strip history.
+    blocks: std::result::Result<Option<CpuBlocks>, (u32, String)>,
+    histories: Vec<History>,
 }
 
 impl CpuCluster {
@@ -67,7 +74,46 @@ impl CpuCluster {
             scheduler,
             remaps: 0,
             failed: false,
+            blocks: Ok(None),
+            histories: vec![],
         })
+    }
+
+    /// Runs time blocks of `steps` steps where the kernel and the wafer allow it
+    /// ([`crate::blocking`]); `describe` says why where they do not.
+    pub fn with_time_block(mut self, problem: &Problem, steps: u32) -> Self {
+        self.blocks = CpuBlocks::plan(problem, steps).map_err(|why| (steps, why));
+        if let Ok(Some(blocks)) = &self.blocks {
+            self.histories = vec![blocks.history(&self.cluster); self.cluster.count()];
+        }
+        self
+    }
+
+    /// Where `state` stands in the time blocks of the run `run`.
+    fn position(&self, state: u64, run: (u64, u64)) -> (InBlock, Option<CpuBlocks>) {
+        match self.blocks {
+            Ok(Some(b)) => (blocking::position(b.steps as u64, state, run), Some(b)),
+            _ => (InBlock::No, None),
+        }
+    }
+
+    /// The value packed at frame point `(x, y)` of field `f` of wafer `k` in the state of slot `cur`,
+    /// `state`: a block's inner state keeps its region's strips in the history.
+    fn packed(
+        &self,
+        (k, f): (usize, usize),
+        (cur, state): (usize, u64),
+        run: (u64, u64),
+    ) -> impl Fn(u32, u32) -> f32 + '_ {
+        let plane = &self.sram[k][cur][f];
+        let (at, blocks) = self.position(state, run);
+        let c = &self.cluster;
+        move |x, y| match blocks {
+            Some(b) if at == InBlock::Inner && b.in_region(c, (x, y)) => {
+                b.kept(c, &self.histories[k], state % b.steps as u64, (x, y))
+            }
+            _ => plane[package::owned_index(c, x, y)],
+        }
     }
 
     fn check_usable(&self) -> Result<()> {
@@ -117,13 +163,15 @@ impl CpuCluster {
 /// the wafer's own cells and the package from below), the PEs to the left and the package
 /// from the left; `compute` writes the stage's output to the `out` slot, for small PEs or
 /// heavy stages over the whole row of PEs in one call ([`compute_band`]), else PE by PE right
-/// after each PE received, while its block is in cache.
+/// after each PE received, while its block is in cache. With `bands`, inside a time block,
+/// only the link bands `bands` PEs wide step (PE by PE).
 fn remap_wafer(
     c: &ClusterGeometry,
     kernel: &dyn Kernel,
     (k, remap): (usize, u64),
     sram: &mut Sram,
     [left, below]: &[Package; 2],
+    bands: Option<usize>,
 ) {
     let spec = kernel.spec();
     let slots = StageSlots::of(spec.stages.len(), remap);
@@ -131,7 +179,7 @@ fn remap_wafer(
     let strips: Vec<Vec<f32>> = sram[slots.cur]
         .iter()
         .zip(below)
-        .map(|(plane, below)| package::lower_strips(c, plane, below))
+        .map(|(plane, below)| package::lower_strips_of_bands(c, plane, below, bands))
         .collect();
     let mut cur = std::mem::take(&mut sram[slots.cur]);
     let mut out = std::mem::take(&mut sram[slots.out]);
@@ -147,7 +195,8 @@ fn remap_wafer(
     let band_cells = g.stride() as usize * (g.pes_x * g.n + g.w()) as usize;
     let band_bytes = 4 * spec.fields.len() * band_cells;
     let banded = (g.n < BAND_BELOW_N || spec.flops_per_point() >= BAND_FROM_FLOPS)
-        && band_bytes <= BAND_MAX_BYTES;
+        && band_bytes <= BAND_MAX_BYTES
+        && bands.is_none();
     chunks_out(&mut cur, row_cells)
         .into_par_iter()
         .zip(chunks_out(&mut out, row_cells))
@@ -170,7 +219,12 @@ fn remap_wafer(
                 compute_band(c, (kernel, stage), states, &mut out_row, pe_at(0));
                 return;
             }
-            for px in 0..g.pes_x as usize {
+            // Inside a time block, only the link bands step here.
+            let pes = match bands {
+                Some(b) if py >= b => b,
+                _ => g.pes_x as usize,
+            };
+            for px in 0..pes {
                 receive(&mut cur_row, px);
                 let cur_row = cur_row.each_ref().map(|r| &r[..]);
                 let base_row = base.map_or(cur_row, |b| fields_at(b, rows.clone()));
@@ -357,6 +411,8 @@ impl Simulator for CpuCluster {
         self.check_usable()?;
         let stages = self.kernel.spec().stages.len() as u64;
         let target = self.remaps + steps * stages;
+        let run = (self.remaps, target);
+        let fields = self.kernel.spec().fields.len();
         let c = self.cluster;
         while let Some(round) = self
             .scheduler
@@ -365,9 +421,8 @@ impl Simulator for CpuCluster {
         {
             for &(k, state) in &round.up {
                 let cur = StageSlots::of(stages as usize, state).cur;
-                let package = self.sram[k][cur]
-                    .iter()
-                    .map(|plane| package::pack_up(&c, plane))
+                let package = (0..fields)
+                    .map(|f| package::pack_up_with(&c, self.packed((k, f), (cur, state), run)))
                     .collect();
                 let link = LinkId {
                     from: k,
@@ -378,10 +433,11 @@ impl Simulator for CpuCluster {
             for &(k, state) in &round.right {
                 let cur = StageSlots::of(stages as usize, state).cur;
                 let below = &self.links[c.incoming(k, Direction::Up).index()][0];
-                let package = self.sram[k][cur]
-                    .iter()
-                    .zip(below)
-                    .map(|(plane, below)| package::pack_right(&c, plane, below))
+                let package = (0..fields)
+                    .map(|f| {
+                        let value = self.packed((k, f), (cur, state), run);
+                        package::pack_right_with(&c, value, &below[f])
+                    })
                     .collect();
                 let link = LinkId {
                     from: k,
@@ -396,14 +452,32 @@ impl Simulator for CpuCluster {
                 inputs[k] = Some((state, packages));
             }
             let kernel = &*self.kernel;
+            let positions: Vec<_> = inputs
+                .iter()
+                .map(|input| input.as_ref().map(|(state, _)| self.position(*state, run)))
+                .collect();
+            let mut histories: Vec<Option<&mut History>> = match self.histories.is_empty() {
+                true => (0..c.count()).map(|_| None).collect(),
+                false => self.histories.iter_mut().map(Some).collect(),
+            };
             self.sram
                 .par_iter_mut()
-                .zip(&inputs)
+                .zip(histories.par_iter_mut())
+                .zip(inputs.par_iter().zip(&positions))
                 .enumerate()
-                .for_each(|(k, (sram, input))| {
-                    if let Some((state, packages)) = input {
-                        remap_wafer(&c, kernel, (k, *state), sram, packages);
-                    }
+                .for_each(|(k, ((sram, history), (input, position)))| {
+                    let (Some((state, packages)), Some((at, blocks))) = (input, position) else {
+                        return;
+                    };
+                    let band = match (at, blocks, history) {
+                        (InBlock::Start, Some(b), Some(history)) => {
+                            b.advance_region(&c, kernel, (k, *state), sram, history);
+                            Some(b.band as usize)
+                        }
+                        (InBlock::Inner, Some(b), _) => Some(b.band as usize),
+                        _ => None,
+                    };
+                    remap_wafer(&c, kernel, (k, *state), sram, packages, band);
                 });
         }
         self.remaps = target;
@@ -432,8 +506,16 @@ impl Simulator for CpuCluster {
     }
 
     fn describe(&self) -> String {
+        let blocks = match &self.blocks {
+            Ok(None) => String::new(),
+            Ok(Some(b)) => format!(
+                "; time blocks of {} steps beyond {}-PE link bands",
+                b.steps, b.band
+            ),
+            Err((steps, why)) => format!("; no time blocks of {steps} steps: {why}"),
+        };
         format!(
-            "emulated {} on the CPU ({} threads)",
+            "emulated {} on the CPU ({} threads{blocks})",
             self.cluster.describe(),
             rayon::current_num_threads()
         )

@@ -1,0 +1,114 @@
+//! Time blocks, as both backends run them: data only moves right and up, so `K` steps of a
+//! span of points need only the `K w` points left of and below it at the block's first state.
+//! The PEs within `ceil(K w / n)` of the wafer's left and low edges (the link bands) would
+//! need `K` packages from the links; they step one at a time, and the region beyond them
+//! advances `K` steps at once. Blocks start at multiples of `K` and lie wholly inside one
+//! `advance`; `K` is odd, so that the region's result lands in the SRAM slot that the bands'
+//! last step writes. The packages of a block's inner states leave one per step, their region
+//! points from a history of the top and right strips.
+
+use crate::kernels::{Driver, KernelSpec};
+use crate::wafer::WaferGeometry;
+
+/// Most steps per time block.
+pub const MAX_TIME_BLOCK: u32 = 9;
+
+/// Whether a kernel's steps can be blocked in time: one Rows3 stage (one field, w = 2).
+pub fn can_time_block(spec: &KernelSpec) -> bool {
+    matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
+}
+
+/// The width in PEs of the link bands of blocks of `steps` steps of `spec` on wafer `g`, or
+/// why the wafer has no region to block.
+pub fn link_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32, String> {
+    if !can_time_block(spec) {
+        return Err(format!(
+            "{} is not a single-stage Rows3 kernel (heat5, heat9)",
+            spec.name
+        ));
+    }
+    let reach = steps * g.w();
+    let band = reach.div_ceil(g.n);
+    if band >= g.pes_x || band >= g.pes_y {
+        return Err(format!(
+            "no PE of the {}x{} wafer lies {reach} points clear of its low edges",
+            g.pes_x, g.pes_y
+        ));
+    }
+    Ok(band)
+}
+
+/// Where a wafer's state stands in the time blocks of a run from state `from` to `target`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InBlock {
+    No,
+    Start,
+    Inner,
+}
+
+/// Where `state` stands in the blocks of `steps` steps of a run from `from` to `target`.
+pub fn position(steps: u64, state: u64, (from, target): (u64, u64)) -> InBlock {
+    let start = state - state % steps.max(1);
+    if steps < 2 || start < from || start + steps > target {
+        InBlock::No
+    } else if start == state {
+        InBlock::Start
+    } else {
+        InBlock::Inner
+    }
+}
+
+/// Index in a wafer's strip history (one field, one inner state: the top strip, `w` rows of
+/// `W` cells, then the right strip, `H` rows of `w` cells; the corner belongs to the top) of
+/// frame point `(x, y)` of a wafer of `frame` points (`history_index` in
+/// `shaders/time_block.wgsl`).
+pub fn strip_index(frame: glam::UVec2, w: u32, (x, y): (u32, u32)) -> usize {
+    if y + w >= frame.y {
+        ((y + w - frame.y) * frame.x + x) as usize
+    } else {
+        (w * frame.x + y * w + x + w - frame.x) as usize
+    }
+}
+
+/// Cells of one field's strips of one inner state.
+pub fn strip_cells(frame: glam::UVec2, w: u32) -> usize {
+    (w * (frame.x + frame.y)) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_lie_inside_the_run_and_start_at_multiples() {
+        let at = |s| position(3, s, (4, 13));
+        let positions: Vec<InBlock> = (4..13).map(at).collect();
+        use InBlock::*;
+        assert_eq!(
+            positions,
+            [No, No, Start, Inner, Inner, Start, Inner, Inner, No]
+        );
+        assert_eq!(position(1, 6, (0, 100)), No);
+    }
+
+    #[test]
+    fn strips_cover_the_top_rows_and_right_columns_once() {
+        let frame = glam::UVec2::new(7, 5);
+        let w = 2;
+        let mut seen = vec![0; strip_cells(frame, w)];
+        for y in 0..frame.y {
+            for x in 0..frame.x {
+                if y + w >= frame.y || x + w >= frame.x {
+                    seen[strip_index(frame, w, (x, y))] += 1;
+                }
+            }
+        }
+        // The right strip's rows under the top strip are used; its top w rows are not.
+        let unused = (w * w) as usize;
+        assert_eq!(
+            seen.iter().filter(|&&c| c == 1).count(),
+            seen.len() - unused
+        );
+        assert!(seen.iter().all(|&c| c <= 1));
+    }
+}
