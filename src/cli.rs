@@ -573,9 +573,9 @@ pub struct RunArgs {
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
-    /// faster emulated engine (auto: time blocks of 5 steps for heat5 and heat9, on a GPU
-    /// with the fused engine at n <= 4 only, and whenever --time-block is given; the
-    /// explicit wafer otherwise)
+    /// faster emulated engine (auto: time blocks for heat5 and heat9, of 5 steps on a GPU
+    /// with the fused engine at n <= 4 only, of 9 on the CPU backend, and whenever
+    /// --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",

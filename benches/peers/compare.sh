@@ -12,11 +12,11 @@ cd "$(dirname "$0")/../.."
 cargo build --release --quiet
 threads=$(nproc)
 for kernel in $kernels; do
-    steps=20
+    steps=27
     [ "$kernel" = swe ] && steps=10
     echo "== wafer-emu bench $kernel, CPU backend, ${grid}^2, $threads threads"
     RAYON_NUM_THREADS=$threads ./target/release/wafer-emu bench "$kernel" --backend cpu \
-        --grid "$grid" --n 8,32,128 --steps "$steps" --reps 3
+        --grid "$grid" --n 8,32,128 --steps "$steps" --reps 3 --time-block 9
     echo "== Devito peer $kernel, ${grid}^2, $threads threads"
     if [ "$kernel" = swe ]; then
         (cd benches/peers && OMP_NUM_THREADS=$threads "$python" devito_swe.py \
