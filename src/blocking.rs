@@ -13,6 +13,20 @@ use crate::wafer::WaferGeometry;
 /// Most steps per time block.
 pub const MAX_TIME_BLOCK: u32 = 9;
 
+/// A multiple of every allowed block (odd, up to [`MAX_TIME_BLOCK`]): runs that advance in
+/// chunks of it keep every block whole, whichever `K` the engine uses.
+pub const WHOLE_BLOCKS: u64 = 315;
+
+/// Checks a block length: odd and at most [`MAX_TIME_BLOCK`] (1: none).
+pub fn check_steps(steps: u32) -> Result<(), String> {
+    if steps.is_multiple_of(2) || steps > MAX_TIME_BLOCK {
+        return Err(format!(
+            "time-block = {steps} is out of range: allowed odd values 1..={MAX_TIME_BLOCK} (1: none)"
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a kernel's steps can be blocked in time: one Rows3 stage (one field, w = 2).
 pub fn can_time_block(spec: &KernelSpec) -> bool {
     matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
@@ -78,6 +92,22 @@ pub fn strip_cells(frame: glam::UVec2, w: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_allowed_block_divides_whole_blocks_and_even_ones_are_refused() {
+        for steps in 1..=MAX_TIME_BLOCK + 2 {
+            let allowed = check_steps(steps).is_ok();
+            assert_eq!(
+                allowed,
+                steps % 2 == 1 && steps <= MAX_TIME_BLOCK,
+                "{steps}"
+            );
+            assert!(
+                !allowed || WHOLE_BLOCKS.is_multiple_of(steps as u64),
+                "{steps}"
+            );
+        }
+    }
 
     #[test]
     fn blocks_lie_inside_the_run_and_start_at_multiples() {

@@ -413,16 +413,22 @@ fn cpu_time_blocks_equal_the_global_kernel() {
             assert_eq!(blocked.link_stats(), plain.link_stats(), "{what}");
         }
     }
-    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (4, 40), 1, 4);
-    let cpu = CpuCluster::new(&problem)
-        .unwrap()
-        .with_time_block(&problem, 3);
-    assert!(
-        cpu.describe()
-            .contains("no PE of the 4x40 wafer lies 6 points clear"),
-        "{}",
-        cpu.describe()
-    );
+    for (pes, steps, why) in [
+        ((4, 40), 3, "no PE of the 4x40 wafer lies 6 points clear"),
+        (
+            (9, 9),
+            4,
+            "time-block = 4 is out of range: allowed odd values 1..=9",
+        ),
+    ] {
+        let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), pes, 1, 4);
+        let mut cpu = CpuCluster::new(&problem)
+            .unwrap()
+            .with_time_block(&problem, steps);
+        assert!(cpu.describe().contains(why), "{}", cpu.describe());
+        let mut global = CpuGlobal::new(&problem).unwrap();
+        assert_same_bits(&mut cpu, &mut global, &[8], why);
+    }
 }
 
 /// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the

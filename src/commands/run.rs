@@ -110,9 +110,9 @@ pub(crate) fn emulated_timing(problem: &Problem) -> Result<Option<Prediction>> {
     Ok(Some(timing::predict(&config, None)?))
 }
 
-/// Progress reports per run. The chunks of steps between them depend on the step count only,
-/// so that the link statistics (every wafer is held at the end of each chunk) are the same on
-/// every run and every engine.
+/// Progress reports per run, at most. The chunks of steps between them depend on the step
+/// count only, so that the link statistics (every wafer is held at the end of each chunk)
+/// are the same on every run and every engine, and hold whole time blocks.
 const PROGRESS_REPORTS: u64 = 100;
 
 /// Runs the configuration; `on_warning` gets warnings (software adapter, CPU fallback) before
@@ -170,15 +170,11 @@ pub fn run(
     let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
     let mut outputs = vec![];
     let mut stepping = Duration::ZERO;
-    // Whole time blocks per chunk: a block runs only inside one `advance`.
-    let (_, placement) =
-        config
-            .engine_kind
-            .resolve(problem, &config.engine.placement, ctx.is_some());
+    // Whole time blocks of any length per chunk: a block runs only inside one `advance`.
     let chunk = config
         .steps
         .div_ceil(PROGRESS_REPORTS)
-        .next_multiple_of(placement.time_block.max(1) as u64);
+        .next_multiple_of(crate::blocking::WHOLE_BLOCKS);
     let state = loop {
         let step = sim.step() + offset;
         let last = step == config.steps;

@@ -33,6 +33,7 @@ impl CpuBlocks {
         if steps < 2 {
             return Ok(None);
         }
+        blocking::check_steps(steps)?;
         let band = blocking::link_band(problem.spec(), &problem.cluster.wafer, steps)?;
         Ok(Some(Self { steps, band }))
     }

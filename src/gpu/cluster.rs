@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::context::{GpuContext, MAX_STEPS_PER_SUBMISSION, UPDATES_PER_SUBMISSION};
 use super::shard::{Part, Shard};
-use crate::blocking::{self, InBlock, MAX_TIME_BLOCK};
+use crate::blocking::{self, InBlock};
 use crate::cluster::host_link::{HostLink, WaitFailed};
 use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
@@ -70,13 +70,7 @@ impl Placement {
         if self.timeout.is_zero() {
             return Err(invalid!("link timeout = 0 s: allowed more than 0"));
         }
-        if self.time_block.is_multiple_of(2) || self.time_block > MAX_TIME_BLOCK {
-            return Err(invalid!(
-                "time-block = {} is out of range: allowed odd values 1..={MAX_TIME_BLOCK} (1: none)",
-                self.time_block
-            ));
-        }
-        Ok(())
+        blocking::check_steps(self.time_block).map_err(|why| invalid!("{why}"))
     }
 
     /// The device of wafer `k`: contiguous runs of wafers per device.

@@ -341,12 +341,7 @@ impl GpuContext {
                 layout: Some(&layout),
                 module: &module,
                 entry_point: Some(entry),
-                // Every shader writes its workgroup memory before reading what it keeps; the
-                // zeroing costs software adapters more than the fused stages' arithmetic.
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    zero_initialize_workgroup_memory: false,
-                    ..Default::default()
-                },
+                compilation_options: Default::default(),
                 cache: None,
             });
         Pipeline {

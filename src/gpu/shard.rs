@@ -200,7 +200,7 @@ pub struct Shard {
     /// Which engine that is, in words.
     engine: String,
     /// Dispatch entries: `(range, rectangle, state mod period)`, `dispatch_stride` bytes
-    /// apart; the period is `2 ring` times the steps of a time block.
+    /// apart; the period is a multiple of `2 ring` and of the steps of a time block.
     dispatch_stride: u64,
     period: u64,
     rects: [[u32; 4]; 7],
@@ -325,7 +325,7 @@ impl Shard {
         let blocked = plan.clone().ok().flatten();
         let steps = blocked.map_or(1, |b| b.steps);
         let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
-        let period = 2 * ring as u64 * steps as u64;
+        let period = lcm(2 * ring as u64, steps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let resources = banks
             .iter()
@@ -792,6 +792,15 @@ impl Ranges {
         }
         out
     }
+}
+
+/// The least common multiple of `a` and `b`.
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
 }
 
 /// The dispatch entries, `stride` bytes apart: for each range, each PE rectangle and each
