@@ -618,7 +618,7 @@ impl Simulator for GpuCluster {
             abort: AtomicBool::new(false),
         };
         let results: Vec<Result<()>> = match self.runners.as_mut_slice() {
-            [only] => vec![only.run_to((self.remaps, target), &shared)],
+            [only] => vec![only.run_to((from, target), &shared)],
             runners => std::thread::scope(|scope| {
                 let handles: Vec<_> = runners
                     .iter_mut()

@@ -356,8 +356,7 @@ impl Shard {
                         ctx.storage_buffer("clock", &vec![0.0; 4 * bank.count])?,
                     ),
                 ];
-                let frame = c.wafer_points();
-                let strips = (g.w() * (frame.x + frame.y)) as usize;
+                let strips = blocking::strip_cells(c.wafer_points(), g.w());
                 let history = bank.count * fields * steps as usize * strips;
                 named.push((
                     "history",
