@@ -75,7 +75,7 @@ impl CpuCluster {
             remaps: 0,
             failed: false,
             blocks: Ok(None),
-            histories: vec![],
+            histories: vec![History::new(); c.count()],
         })
     }
 
@@ -452,32 +452,28 @@ impl Simulator for CpuCluster {
                 inputs[k] = Some((state, packages));
             }
             let kernel = &*self.kernel;
-            let positions: Vec<_> = inputs
-                .iter()
-                .map(|input| input.as_ref().map(|(state, _)| self.position(*state, run)))
-                .collect();
-            let mut histories: Vec<Option<&mut History>> = match self.histories.is_empty() {
-                true => (0..c.count()).map(|_| None).collect(),
-                false => self.histories.iter_mut().map(Some).collect(),
-            };
+            let blocks = self.blocks.clone().ok().flatten();
             self.sram
                 .par_iter_mut()
-                .zip(histories.par_iter_mut())
-                .zip(inputs.par_iter().zip(&positions))
+                .zip(self.histories.par_iter_mut())
+                .zip(&inputs)
                 .enumerate()
-                .for_each(|(k, ((sram, history), (input, position)))| {
-                    let (Some((state, packages)), Some((at, blocks))) = (input, position) else {
+                .for_each(|(k, ((sram, history), input))| {
+                    let Some((state, packages)) = input else {
                         return;
                     };
-                    let band = match (at, blocks, history) {
-                        (InBlock::Start, Some(b), Some(history)) => {
-                            b.advance_region(&c, kernel, (k, *state), sram, history);
-                            Some(b.band as usize)
+                    // Inside a time block only the link bands step one at a time.
+                    let bands = blocks.and_then(|b| {
+                        match blocking::position(b.steps as u64, *state, run) {
+                            InBlock::No => return None,
+                            InBlock::Start => {
+                                b.advance_region(&c, kernel, (k, *state), sram, history)
+                            }
+                            InBlock::Inner => {}
                         }
-                        (InBlock::Inner, Some(b), _) => Some(b.band as usize),
-                        _ => None,
-                    };
-                    remap_wafer(&c, kernel, (k, *state), sram, packages, band);
+                        Some(b.band as usize)
+                    });
+                    remap_wafer(&c, kernel, (k, *state), sram, packages, bands);
                 });
         }
         self.remaps = target;

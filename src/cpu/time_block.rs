@@ -74,6 +74,9 @@ impl CpuBlocks {
         let row_cells = g.pes_x as usize * g.block_cells();
         let pe_rows = (SPAN_Y / g.n).max(1) as usize;
         let start = self.band as usize * row_cells;
+        let reach = self.steps * g.w();
+        // Two tiles per task, as large as its largest span's.
+        let tile = ((SPAN_X + reach) * (pe_rows as u32 * g.n + reach)) as usize;
         let kept: Vec<(usize, f32)> = out[start..]
             .par_chunks_mut(pe_rows * row_cells)
             .enumerate()
@@ -81,6 +84,7 @@ impl CpuBlocks {
                 let y0 = (self.band as usize + i * pe_rows) as u32 * g.n;
                 let y1 = (y0 + pe_rows as u32 * g.n).min(c.wafer_points().y);
                 let offset = start + i * pe_rows * row_cells;
+                let mut tiles = [vec![0.0; tile], vec![0.0; tile]];
                 let mut kept = vec![];
                 let x0s = (self.band * g.n..c.wafer_points().x).step_by(SPAN_X as usize);
                 for x0 in x0s {
@@ -89,9 +93,16 @@ impl CpuBlocks {
                         c,
                         origin: UVec2::new(x0, y0),
                         size: UVec2::new(x1 - x0, y1 - y0),
-                        reach: self.steps * g.w(),
+                        reach,
                     };
-                    kept.extend(span.advance(kernel, (k, state), self.steps, cur, (rows, offset)));
+                    let out = (rows as &mut [f32], offset);
+                    kept.extend(span.advance(
+                        kernel,
+                        (k, state),
+                        (self.steps, &mut tiles),
+                        cur,
+                        out,
+                    ));
                 }
                 kept
             })
@@ -124,32 +135,33 @@ impl Span<'_> {
         self.origin - self.reach
     }
 
-    /// Steps the span `steps` steps from the slot of `state` (`cur`) and writes it into the
-    /// PE rows `rows` (from cell `offset` of the wafer's SRAM) of the next slot; returns the
-    /// history cells of its strip points at the inner states.
+    /// Steps the span `steps` steps from the slot of `state` (`cur`) between `tiles` (each at
+    /// least its tile's size) and writes it into the PE rows `rows` (from cell `offset` of the
+    /// wafer's SRAM) of the next slot; returns the history cells of its strip points at the
+    /// inner states.
     fn advance(
         &self,
         kernel: &dyn Kernel,
         (k, state): (usize, u64),
-        steps: u32,
+        (steps, tiles): (u32, &mut [Vec<f32>; 2]),
         cur: &[f32],
         (rows, offset): (&mut [f32], usize),
     ) -> Vec<(usize, f32)> {
         let (tw, th) = self.dims();
-        let mut tiles = [vec![0.0; tw * th], vec![0.0; tw * th]];
         self.copy_rows(self.corner(), (tw, th), |sram, tile, len| {
             copy(&mut tiles[0][tile..tile + len], &cur[sram..sram + len]);
         });
         let w = self.c.wafer.w() as usize;
         let mut kept = vec![];
         for j in 1..=steps as usize {
-            let [a, b] = &mut tiles;
+            let [a, b] = &mut *tiles;
             let (src, dst) = if j % 2 == 1 { (&*a, b) } else { (&*b, a) };
             let lo = j * w;
             let corner = self.corner() + lo as u32;
+            let window = one_field(&src[(lo - w) * tw + lo - w..]);
             let input = BlockIn {
-                cur: one_field(&src[(lo - w) * tw + lo - w..]),
-                base: one_field(&src[(lo - w) * tw + lo - w..]),
+                cur: window,
+                base: window,
                 stride: tw,
             };
             let mut fields: [&mut [f32]; MAX_FIELDS] = Default::default();
