@@ -27,21 +27,32 @@ pub fn check_steps(steps: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether a kernel's steps can be blocked in time: one Rows3 stage (one field, w = 2).
-pub fn can_time_block(spec: &KernelSpec) -> bool {
+/// Whether the GPU can block a kernel's steps in time: its blocked shader runs one Rows3
+/// stage (one field, w = 2). The CPU blocks every kernel.
+pub fn gpu_can_time_block(spec: &KernelSpec) -> bool {
     matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
 }
 
-/// The width in PEs of the link bands of blocks of `steps` steps of `spec` on wafer `g`, or
-/// why the wafer has no region to block.
-pub fn link_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32, String> {
-    if !can_time_block(spec) {
-        return Err(format!(
-            "{} is not a single-stage Rows3 kernel (heat5, heat9)",
+/// Why the GPU does not block `spec` in time, if it does not.
+pub fn gpu_check(spec: &KernelSpec) -> Result<(), String> {
+    match gpu_can_time_block(spec) {
+        true => Ok(()),
+        false => Err(format!(
+            "the GPU blocks single-stage Rows3 kernels only (heat5, heat9), not {}",
             spec.name
-        ));
+        )),
     }
-    let reach = steps * g.w();
+}
+
+/// Remaps (stages) in a block of `steps` steps of `spec`.
+pub fn remaps(spec: &KernelSpec, steps: u32) -> u32 {
+    steps * spec.stages.len() as u32
+}
+
+/// The width in PEs of the link bands of blocks of `steps` steps of `spec` on wafer `g`, or
+/// why the wafer has no region to block: every remap reaches `w` points further.
+pub fn link_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32, String> {
+    let reach = remaps(spec, steps) * g.w();
     let band = reach.div_ceil(g.n);
     if band >= g.pes_x || band >= g.pes_y {
         return Err(format!(
@@ -60,10 +71,11 @@ pub enum InBlock {
     Inner,
 }
 
-/// Where `state` stands in the blocks of `steps` steps of a run from `from` to `target`.
-pub fn position(steps: u64, state: u64, (from, target): (u64, u64)) -> InBlock {
-    let start = state - state % steps.max(1);
-    if steps < 2 || start < from || start + steps > target {
+/// Where remap `state` stands in the blocks of `remaps` remaps of a run from remap `from` to
+/// `target`.
+pub fn position(remaps: u64, state: u64, (from, target): (u64, u64)) -> InBlock {
+    let start = state - state % remaps.max(1);
+    if remaps < 2 || start < from || start + remaps > target {
         InBlock::No
     } else if start == state {
         InBlock::Start
@@ -84,7 +96,7 @@ pub fn strip_index(frame: glam::UVec2, w: u32, (x, y): (u32, u32)) -> usize {
     }
 }
 
-/// Cells of one field's strips of one inner state.
+/// Cells of one field's strips of one inner state (remap).
 pub fn strip_cells(frame: glam::UVec2, w: u32) -> usize {
     (w * (frame.x + frame.y)) as usize
 }

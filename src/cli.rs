@@ -573,9 +573,9 @@ pub struct RunArgs {
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
-    /// faster emulated engine (auto: time blocks for heat5 and heat9, of 5 steps on a GPU
-    /// with the fused engine at n <= 4 only, of 9 on the CPU backend, and whenever
-    /// --time-block is given; the explicit wafer otherwise)
+    /// faster emulated engine (auto: time blocks of 9 steps on the CPU backend for every
+    /// kernel, of 5 on a GPU with the fused engine for heat5 and heat9 at n <= 4 only, and
+    /// whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",
@@ -617,7 +617,8 @@ pub struct ClusterArgs {
     pub link_timeout: f64,
     /// Steps per time block (the fused engine on a GPU, or the CPU backend): the PEs clear
     /// of the bands along the wafer's left and low edges (whose points read the links)
-    /// advance this many steps at once (heat5, heat9; odd; 1: none)
+    /// advance this many steps at once (odd; 1: none; every kernel on the CPU, heat5 and
+    /// heat9 on a GPU)
     #[arg(long, default_value_t = 1)]
     pub time_block: u32,
 }
@@ -727,7 +728,7 @@ pub struct BenchArgs {
     /// Points per PE side to compare (comma-separated); the wafer has grid/n PEs per side
     #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16, 32])]
     pub n: Vec<u32>,
-    /// Steps per timed repetition
+    /// Steps per timed repetition (rounded up to whole time blocks)
     #[arg(long, default_value_t = 20)]
     pub steps: u64,
     /// Repetitions (the median is reported)
@@ -742,7 +743,7 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
-    /// Steps per time block of an extra fused row (heat5, heat9; odd, 1: none)
+    /// Steps per time block of extra rows (odd, 1: none): the GPU's fused engine (heat5, heat9) and the CPU backend (every kernel)
     #[arg(long, default_value_t = 5)]
     pub time_block: u32,
     #[command(flatten)]

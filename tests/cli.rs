@@ -635,6 +635,18 @@ fn the_default_engine_blocks_time_at_small_n() {
     );
 }
 
+/// On the CPU backend the default engine blocks every kernel's steps in time, shallow water's
+/// two stages included, bit for bit against the global kernel.
+#[test]
+fn the_default_cpu_engine_blocks_shallow_water_in_time() {
+    let args = "run swe --backend cpu --pes 16x12 --n 2 --relief flat:4000 --steps 23 --check";
+    let stdout = succeeds(&[args.split(' ').collect(), vec!["--no-output"]].concat());
+    assert!(
+        stdout.contains("time blocks of 9 steps") && stdout.contains("bit-identical"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn bench_reports_every_variant_with_ratios() {
     let stdout = succeeds(&[

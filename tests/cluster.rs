@@ -348,7 +348,7 @@ fn time_blocks_equal_the_global_kernel() {
             KernelKind::Swe,
             (9, 9),
             4,
-            "swe is not a single-stage Rows3 kernel",
+            "the GPU blocks single-stage Rows3 kernels only (heat5, heat9), not swe",
         ),
     ] {
         let problem = match kernel {
@@ -381,7 +381,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
         ((2, 1), (23, 5), 16, 7, (1, 1)),
         ((1, 1), (11, 40), 1, 3, (0, 1)),
     ];
-    for kernel in [KernelKind::Heat5, KernelKind::Heat9] {
+    for kernel in KernelKind::ALL {
         for (wafers, pes, n, steps, (delay, capacity)) in cases {
             let mut links = LinkConfig::uniform(delay, capacity);
             let slow = LinkSpec {
@@ -389,9 +389,12 @@ fn cpu_time_blocks_equal_the_global_kernel() {
                 capacity: 1,
             };
             links.overrides.push(((0, 0), Direction::Right, slow));
-            let problem = common::cluster_problem(kernel, wafers, pes, n, 5)
-                .with_links(links)
-                .unwrap();
+            let problem = match kernel {
+                KernelKind::Swe => common::swe_problem(wafers, pes, n, 5),
+                heat => common::cluster_problem(heat, wafers, pes, n, 5),
+            }
+            .with_links(links)
+            .unwrap();
             let mut blocked = CpuCluster::new(&problem)
                 .unwrap()
                 .with_time_block(&problem, steps);

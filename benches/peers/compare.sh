@@ -13,7 +13,7 @@ cargo build --release --quiet
 threads=$(nproc)
 for kernel in $kernels; do
     steps=27
-    [ "$kernel" = swe ] && steps=10
+    [ "$kernel" = swe ] && steps=9
     echo "== wafer-emu bench $kernel, CPU backend, ${grid}^2, $threads threads"
     RAYON_NUM_THREADS=$threads ./target/release/wafer-emu bench "$kernel" --backend cpu \
         --grid "$grid" --n 8,32,128 --steps "$steps" --reps 3 --time-block 9

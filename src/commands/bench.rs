@@ -76,6 +76,22 @@ impl BenchConfig {
         .validate(&self.cluster(n)?)
     }
 
+    /// The config with `steps` rounded up to whole time blocks (they start at multiples of
+    /// `time_block` steps), so that every repetition runs only whole blocks.
+    fn whole_blocks(&self, on_warning: &mut dyn FnMut(&str)) -> Self {
+        let steps = self.steps.next_multiple_of(self.time_block.max(1) as u64);
+        if steps != self.steps {
+            on_warning(&format!(
+                "steps = {} rounded up to {steps}, whole time blocks of {}",
+                self.steps, self.time_block
+            ));
+        }
+        Self {
+            steps,
+            ..self.clone()
+        }
+    }
+
     /// The grid at `n` points per PE as a cluster of `self.wafers` wafers.
     fn cluster(&self, n: u32) -> Result<ClusterGeometry> {
         let pes = self.grid / n;
@@ -195,6 +211,7 @@ pub fn variants(
 
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
 pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+    let config = &config.whole_blocks(on_warning);
     let (
         Lineup {
             mut variants,

@@ -11,6 +11,7 @@ mod time_block;
 
 use self::time_block::{CpuBlocks, History};
 use crate::blocking::{self, InBlock};
+use crate::cluster::package::copy_run;
 use crate::cluster::{package, ClusterGeometry, Direction, LinkId, LinkStats, Scheduler};
 use crate::field::GlobalField;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
@@ -92,7 +93,7 @@ impl CpuCluster {
     /// Where `state` stands in the time blocks of the run `run`.
     fn position(&self, state: u64, run: (u64, u64)) -> (InBlock, Option<CpuBlocks>) {
         match self.blocks {
-            Ok(Some(b)) => (blocking::position(b.steps as u64, state, run), Some(b)),
+            Ok(Some(b)) => (blocking::position(b.remaps as u64, state, run), Some(b)),
             _ => (InBlock::No, None),
         }
     }
@@ -110,7 +111,7 @@ impl CpuCluster {
         let c = &self.cluster;
         move |x, y| match blocks {
             Some(b) if at == InBlock::Inner && b.in_region(c, (x, y)) => {
-                b.kept(c, &self.histories[k], state % b.steps as u64, (x, y))
+                b.kept(c, &self.histories[k], (f, state % b.remaps as u64), (x, y))
             }
             _ => plane[package::owned_index(c, x, y)],
         }
@@ -295,11 +296,12 @@ fn band_of(g: &WaferGeometry, row: &[f32]) -> Vec<f32> {
         g.stride() as usize,
         g.block_cells(),
     );
-    let mut band = Vec::with_capacity(s * (g.pes_x as usize * n + w));
-    for r in 0..s {
-        band.extend_from_slice(&row[r * s..r * s + w]);
-        for px in 0..g.pes_x as usize {
-            band.extend_from_slice(&row[px * block + r * s + w..px * block + (r + 1) * s]);
+    let width = g.pes_x as usize * n + w;
+    let mut band = vec![0.0; s * width];
+    for (r, line) in band.chunks_exact_mut(width).enumerate() {
+        copy_run(&mut line[..w], &row[r * s..]);
+        for (px, run) in line[w..].chunks_exact_mut(n).enumerate() {
+            copy_run(run, &row[px * block + r * s + w..]);
         }
     }
     band
@@ -317,7 +319,7 @@ fn scatter_band(g: &WaferGeometry, band: &[f32], out: &mut [f32]) {
     for i in 0..n {
         for px in 0..g.pes_x as usize {
             let at = px * block + (i + w) * s + w;
-            out[at..at + n].copy_from_slice(&band[i * width + px * n..][..n]);
+            copy_run(&mut out[at..at + n], &band[i * width + px * n..]);
         }
     }
 }
@@ -351,12 +353,14 @@ fn stage_block(
 }
 
 /// Every field's plane cut into chunks of `cells`, by chunk.
-fn chunks_out(out: &mut [Vec<f32>], cells: usize) -> Vec<[&mut [f32]; MAX_FIELDS]> {
-    let count = out.first().map_or(0, |plane| plane.len().div_ceil(cells));
+fn chunks_out<P: AsMut<[f32]>>(out: &mut [P], cells: usize) -> Vec<[&mut [f32]; MAX_FIELDS]> {
+    let count = out
+        .first_mut()
+        .map_or(0, |plane| plane.as_mut().len().div_ceil(cells));
     let mut chunks: Vec<[&mut [f32]; MAX_FIELDS]> =
         (0..count).map(|_| Default::default()).collect();
     for (f, plane) in out.iter_mut().enumerate() {
-        for (chunk, cut) in chunks.iter_mut().zip(plane.chunks_mut(cells)) {
+        for (chunk, cut) in chunks.iter_mut().zip(plane.as_mut().chunks_mut(cells)) {
             chunk[f] = cut;
         }
     }
@@ -464,7 +468,7 @@ impl Simulator for CpuCluster {
                     };
                     // Inside a time block only the link bands step one at a time.
                     let bands = blocks.and_then(|b| {
-                        match blocking::position(b.steps as u64, *state, run) {
+                        match blocking::position(b.remaps as u64, *state, run) {
                             InBlock::No => return None,
                             InBlock::Start => {
                                 b.advance_region(&c, kernel, (k, *state), sram, history)

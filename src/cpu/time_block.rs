@@ -1,13 +1,15 @@
-//! The CPU backend's time blocks ([`crate::blocking`]): at a block's start the region beyond
-//! the link bands advances its `K` steps span by span, each span with its reach copied into a
-//! tile that stays in cache and stepped there with the kernel's own `stage_block`; the strips
-//! of the inner states go to the wafer's history, for the packages.
+//! The CPU backend's time blocks ([`crate::blocking`]), for every kernel: at a block's start
+//! the region beyond the link bands advances its `K` steps span by span, each span with its
+//! reach copied into tiles that stay in cache (one per field and SRAM slot) and stepped there,
+//! stage by stage, with the kernel's own `stage_block`; the strips of the inner states go to
+//! the wafer's history, for the packages.
 
 use glam::UVec2;
 use rayon::prelude::*;
 
-use super::{stage_block, Sram};
+use super::{chunks_out, stage_block, Sram};
 use crate::blocking::{self, strip_cells, strip_index};
+use crate::cluster::package::copy_run;
 use crate::cluster::ClusterGeometry;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::Problem;
@@ -17,15 +19,22 @@ use crate::wafer::StageSlots;
 const SPAN_X: u32 = 256;
 const SPAN_Y: u32 = 64;
 
-/// The time blocks of one cluster: steps per block and the link bands' width in PEs.
+/// The time blocks of one cluster: steps per block, the link bands' width in PEs, and the
+/// remaps per block and state fields of the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuBlocks {
     pub steps: u32,
     pub band: u32,
+    pub remaps: u32,
+    fields: usize,
 }
 
-/// A wafer's strips of every inner state of its current block (`strip_cells` per state).
+/// A wafer's strips of every field at every inner state (remap) of its current block,
+/// `strip_cells` each, state-major.
 pub type History = Vec<f32>;
+
+/// One task's tiles: `[slot * fields + f]`, slots as the SRAM's ([`StageSlots`]).
+type Tiles = Vec<Vec<f32>>;
 
 impl CpuBlocks {
     /// Blocks of `steps` steps for `problem`, `None` for one step, or why there are none.
@@ -34,13 +43,20 @@ impl CpuBlocks {
             return Ok(None);
         }
         blocking::check_steps(steps)?;
-        let band = blocking::link_band(problem.spec(), &problem.cluster.wafer, steps)?;
-        Ok(Some(Self { steps, band }))
+        let spec = problem.spec();
+        let band = blocking::link_band(spec, &problem.cluster.wafer, steps)?;
+        Ok(Some(Self {
+            steps,
+            band,
+            remaps: blocking::remaps(spec, steps),
+            fields: spec.fields.len(),
+        }))
     }
 
     /// An empty history for one wafer.
     pub fn history(&self, c: &ClusterGeometry) -> History {
-        vec![0.0; self.steps as usize * strip_cells(c.wafer_points(), c.wafer.w())]
+        let states = self.remaps as usize * self.fields;
+        vec![0.0; states * strip_cells(c.wafer_points(), c.wafer.w())]
     }
 
     /// Whether frame point `(x, y)` lies in the blocked region.
@@ -49,60 +65,71 @@ impl CpuBlocks {
         x >= start && y >= start
     }
 
-    /// The value of frame point `(x, y)` of the region at inner state `j` of the block.
-    pub fn kept(&self, c: &ClusterGeometry, history: &History, j: u64, (x, y): (u32, u32)) -> f32 {
-        let frame = c.wafer_points();
-        history
-            [j as usize * strip_cells(frame, c.wafer.w()) + strip_index(frame, c.wafer.w(), (x, y))]
+    /// The history cell of frame point `(x, y)` of field `f` at inner state `j` of the block.
+    fn cell(&self, c: &ClusterGeometry, (f, j): (usize, usize), (x, y): (u32, u32)) -> usize {
+        let (frame, w) = (c.wafer_points(), c.wafer.w());
+        (j * self.fields + f) * strip_cells(frame, w) + strip_index(frame, w, (x, y))
     }
 
-    /// Advances the region of wafer `k` from `state` (a block's start) by the block's steps,
-    /// from the slot of `state` into the slot of `state + 1` (which the bands' last step
-    /// also writes), keeping the strips of the inner states in `history`.
+    /// The value of frame point `(x, y)` of field `f` of the region at inner state `j`.
+    pub fn kept(
+        &self,
+        c: &ClusterGeometry,
+        history: &History,
+        f_j: (usize, u64),
+        p: (u32, u32),
+    ) -> f32 {
+        history[self.cell(c, (f_j.0, f_j.1 as usize), p)]
+    }
+
+    /// Advances the region of wafer `k` from remap `remap` (a block's start) by the block's
+    /// steps, from the slot of that state into the slot of the state after the block (which
+    /// the bands' last remap also writes), keeping the strips of the inner states in `history`.
     pub fn advance_region(
         &self,
         c: &ClusterGeometry,
         kernel: &dyn Kernel,
-        (k, state): (usize, u64),
+        (k, remap): (usize, u64),
         sram: &mut Sram,
         history: &mut History,
     ) {
-        let g = c.wafer;
-        let slots = StageSlots::of(1, state);
-        let mut out = std::mem::take(&mut sram[slots.out][0]);
-        let cur = &sram[slots.cur][0];
+        let (g, stages) = (c.wafer, kernel.spec().stages.len());
+        let step = remap / stages as u64;
+        let (from, to) = (
+            StageSlots::state(step),
+            StageSlots::state(step + self.steps as u64),
+        );
+        let mut out = std::mem::take(&mut sram[to]);
+        let cur = &sram[from];
         let row_cells = g.pes_x as usize * g.block_cells();
         let pe_rows = (SPAN_Y / g.n).max(1) as usize;
         let start = self.band as usize * row_cells;
-        let reach = self.steps * g.w();
-        // Two tiles per task, as large as its largest span's.
+        let reach = self.remaps * g.w();
+        // Tiles per task, as large as its largest span's.
         let tile = ((SPAN_X + reach) * (pe_rows as u32 * g.n + reach)) as usize;
-        let kept: Vec<(usize, f32)> = out[start..]
-            .par_chunks_mut(pe_rows * row_cells)
+        let tiles = StageSlots::count(stages) * self.fields;
+        let mut region: Vec<&mut [f32]> = out.iter_mut().map(|p| &mut p[start..]).collect();
+        let kept: Vec<(usize, f32)> = chunks_out(&mut region, pe_rows * row_cells)
+            .into_par_iter()
             .enumerate()
-            .flat_map_iter(|(i, rows)| {
+            .flat_map_iter(|(i, mut rows)| {
                 let y0 = (self.band as usize + i * pe_rows) as u32 * g.n;
                 let y1 = (y0 + pe_rows as u32 * g.n).min(c.wafer_points().y);
                 let offset = start + i * pe_rows * row_cells;
-                let mut tiles = [vec![0.0; tile], vec![0.0; tile]];
+                let mut tiles: Tiles = vec![vec![0.0; tile]; tiles];
                 let mut kept = vec![];
                 let x0s = (self.band * g.n..c.wafer_points().x).step_by(SPAN_X as usize);
                 for x0 in x0s {
                     let x1 = (x0 + SPAN_X).min(c.wafer_points().x);
                     let span = Span {
                         c,
+                        blocks: self,
                         origin: UVec2::new(x0, y0),
                         size: UVec2::new(x1 - x0, y1 - y0),
                         reach,
                     };
-                    let out = (rows as &mut [f32], offset);
-                    kept.extend(span.advance(
-                        kernel,
-                        (k, state),
-                        (self.steps, &mut tiles),
-                        cur,
-                        out,
-                    ));
+                    let out = (&mut rows, offset);
+                    kept.extend(span.advance(kernel, (k, remap), &mut tiles, cur, out));
                 }
                 kept
             })
@@ -110,7 +137,7 @@ impl CpuBlocks {
         for (at, value) in kept {
             history[at] = value;
         }
-        sram[slots.out][0] = out;
+        sram[to] = out;
     }
 }
 
@@ -118,6 +145,7 @@ impl CpuBlocks {
 /// its left and below.
 struct Span<'a> {
     c: &'a ClusterGeometry,
+    blocks: &'a CpuBlocks,
     origin: UVec2,
     size: UVec2,
     reach: u32,
@@ -135,60 +163,78 @@ impl Span<'_> {
         self.origin - self.reach
     }
 
-    /// Steps the span `steps` steps from the slot of `state` (`cur`) between `tiles` (each at
-    /// least its tile's size) and writes it into the PE rows `rows` (from cell `offset` of the
-    /// wafer's SRAM) of the next slot; returns the history cells of its strip points at the
-    /// inner states.
+    /// Steps the span through the block's remaps from remap `remap`, the slot `cur` of every
+    /// field, between `tiles` (each at least its tile's size; slot 0 the block's start), and
+    /// writes it into the PE rows `rows` (from cell `offset` of the wafer's SRAM) of every
+    /// field; returns the history cells of its strip points at the inner states.
     fn advance(
         &self,
         kernel: &dyn Kernel,
-        (k, state): (usize, u64),
-        (steps, tiles): (u32, &mut [Vec<f32>; 2]),
-        cur: &[f32],
-        (rows, offset): (&mut [f32], usize),
+        (k, remap): (usize, u64),
+        tiles: &mut Tiles,
+        cur: &[Vec<f32>],
+        (rows, offset): (&mut [&mut [f32]; MAX_FIELDS], usize),
     ) -> Vec<(usize, f32)> {
         let (tw, th) = self.dims();
-        self.copy_rows(self.corner(), (tw, th), |sram, tile, len| {
-            copy(&mut tiles[0][tile..tile + len], &cur[sram..sram + len]);
-        });
+        let (fields, stages) = (self.blocks.fields, kernel.spec().stages.len());
+        for (tile, plane) in tiles.iter_mut().zip(cur) {
+            self.copy_rows(self.corner(), (tw, th), |sram, at, len| {
+                copy_run(&mut tile[at..at + len], &plane[sram..]);
+            });
+        }
         let w = self.c.wafer.w() as usize;
+        let remaps = self.blocks.remaps as usize;
         let mut kept = vec![];
-        for j in 1..=steps as usize {
-            let [a, b] = &mut *tiles;
-            let (src, dst) = if j % 2 == 1 { (&*a, b) } else { (&*b, a) };
+        for j in 1..=remaps {
+            let slots = StageSlots::of(stages, j as u64 - 1);
             let lo = j * w;
             let corner = self.corner() + lo as u32;
-            let window = one_field(&src[(lo - w) * tw + lo - w..]);
+            let window = (lo - w) * tw + lo - w;
+            let mut outs: Vec<Vec<f32>> = (0..fields)
+                .map(|f| std::mem::take(&mut tiles[slots.out * fields + f]))
+                .collect();
+            let slot = |s: usize| -> [&[f32]; MAX_FIELDS] {
+                std::array::from_fn(|f| match f < fields {
+                    true => &tiles[s * fields + f][window..],
+                    false => &[][..],
+                })
+            };
             let input = BlockIn {
-                cur: window,
-                base: window,
+                cur: slot(slots.cur),
+                base: slot(slots.base),
                 stride: tw,
             };
-            let mut fields: [&mut [f32]; MAX_FIELDS] = Default::default();
-            fields[0] = &mut dst[lo * tw + lo..];
-            let mut output = BlockOut { fields, stride: tw };
-            let at = self.global_point(k, corner, state + j as u64, kernel);
+            let mut output = BlockOut {
+                fields: std::array::from_fn(|_| &mut [][..]),
+                stride: tw,
+            };
+            for (field, out) in output.fields.iter_mut().zip(&mut outs) {
+                *field = &mut out[lo * tw + lo..];
+            }
             let block = Block {
-                at,
+                at: self.global_point(k, corner, remap + j as u64, kernel),
                 rows: th - lo,
                 len: tw - lo,
             };
-            stage_block((kernel, 0), block, &input, &mut output);
-            if j < steps as usize {
-                kept.extend(self.strips(dst, j));
+            stage_block((kernel, (j - 1) % stages), block, &input, &mut output);
+            if j < remaps {
+                kept.extend(self.strips(&outs, j));
+            }
+            for (f, out) in outs.into_iter().enumerate() {
+                tiles[slots.out * fields + f] = out;
             }
         }
-        let last = &tiles[steps as usize % 2];
+        let last = StageSlots::of(stages, remaps as u64 - 1).out;
         let reach = self.reach as usize;
         let size = (self.size.x as usize, self.size.y as usize);
-        self.copy_rows(self.origin, size, |sram, tile, len| {
-            let (ty, tx) = (tile / size.0, tile % size.0);
-            let from = (ty + reach) * tw + tx + reach;
-            copy(
-                &mut rows[sram - offset..sram - offset + len],
-                &last[from..from + len],
-            );
-        });
+        for (f, rows) in rows[..fields].iter_mut().enumerate() {
+            let tile = &tiles[last * fields + f];
+            self.copy_rows(self.origin, size, |sram, at, len| {
+                let (ty, tx) = (at / size.0, at % size.0);
+                let from = (ty + reach) * tw + tx + reach;
+                copy_run(&mut rows[sram - offset..][..len], &tile[from..]);
+            });
+        }
         kept
     }
 
@@ -202,27 +248,29 @@ impl Span<'_> {
         whole.owned_point(pe, p % g.n + g.w(), kernel.spec().shift_after(state))
     }
 
-    /// The span's points of the wafer's top and right strips in `tile`, as history cells of
-    /// inner state `j`.
-    fn strips(&self, tile: &[f32], j: usize) -> Vec<(usize, f32)> {
+    /// The span's points of the wafer's top and right strips in every field's `tiles`, as
+    /// history cells of inner state `j`.
+    fn strips(&self, tiles: &[Vec<f32>], j: usize) -> Vec<(usize, f32)> {
         let (frame, w) = (self.c.wafer_points(), self.c.wafer.w());
         let (tw, _) = self.dims();
-        let base = j * strip_cells(frame, w);
         let (end, corner) = (self.origin + self.size, self.corner());
-        let mut kept = vec![];
         // The span's rows in the top strip, then its columns in the right strip.
         let top = self.origin.y.max(frame.y - w)..end.y;
         let right = self.origin.x.max(frame.x - w)..end.x;
-        let points = top
+        let points: Vec<(u32, u32)> = top
             .clone()
             .flat_map(|y| (self.origin.x..end.x).map(move |x| (x, y)))
             .chain(
                 (self.origin.y..end.y.min(top.start))
                     .flat_map(|y| right.clone().map(move |x| (x, y))),
-            );
-        for (x, y) in points {
-            let t = (y - corner.y) as usize * tw + (x - corner.x) as usize;
-            kept.push((base + strip_index(frame, w, (x, y)), tile[t]));
+            )
+            .collect();
+        let mut kept = vec![];
+        for (f, tile) in tiles.iter().enumerate() {
+            for &(x, y) in &points {
+                let t = (y - corner.y) as usize * tw + (x - corner.x) as usize;
+                kept.push((self.blocks.cell(self.c, (f, j), (x, y)), tile[t]));
+            }
         }
         kept
     }
@@ -254,14 +302,4 @@ impl Span<'_> {
             }
         }
     }
-}
-
-/// Copies a short run (a plain loop: one PE's row is often too short for `memmove`).
-fn copy(to: &mut [f32], from: &[f32]) {
-    to.iter_mut().zip(from).for_each(|(t, f)| *t = *f);
-}
-
-/// A single field's slice in the kernels' per-field array (other fields empty).
-fn one_field(slice: &[f32]) -> [&[f32]; MAX_FIELDS] {
-    std::array::from_fn(|f| if f == 0 { slice } else { &[][..] })
 }

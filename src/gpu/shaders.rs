@@ -231,7 +231,7 @@ pub fn all() -> Vec<(String, String)> {
                 }
             }
         }
-        if crate::blocking::can_time_block(spec) {
+        if crate::blocking::gpu_can_time_block(spec) {
             let span = glam::UVec2::new(40, 30);
             shaders.push((
                 format!("blocked/{}", spec.name),

@@ -72,6 +72,7 @@ impl TimeBlock {
         steps: u32,
         cap: u32,
     ) -> std::result::Result<Self, String> {
+        blocking::gpu_check(spec)?;
         let band = blocking::link_band(spec, g, steps)?;
         let reach = steps * g.w();
         let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
