@@ -17,7 +17,7 @@ use crate::wafer::StageSlots;
 
 /// Points of a span along x, and at least along y (whole rows of PEs).
 const SPAN_X: u32 = 256;
-const SPAN_Y: u32 = 64;
+const SPAN_Y: u32 = 128;
 
 /// The time blocks of one cluster: steps per block, the link bands' width in PEs, and the
 /// remaps per block and state fields of the kernel.
@@ -178,8 +178,8 @@ impl Span<'_> {
         let (tw, th) = self.dims();
         let (fields, stages) = (self.blocks.fields, kernel.spec().stages.len());
         for (tile, plane) in tiles.iter_mut().zip(cur) {
-            self.copy_rows(self.corner(), (tw, th), |sram, at, len| {
-                copy_run(&mut tile[at..at + len], &plane[sram..]);
+            self.copy_rows(self.corner(), (tw, th), |sram, (r, x), len| {
+                copy_run(&mut tile[r * tw + x..][..len], &plane[sram..]);
             });
         }
         let w = self.c.wafer.w() as usize;
@@ -229,9 +229,8 @@ impl Span<'_> {
         let size = (self.size.x as usize, self.size.y as usize);
         for (f, rows) in rows[..fields].iter_mut().enumerate() {
             let tile = &tiles[last * fields + f];
-            self.copy_rows(self.origin, size, |sram, at, len| {
-                let (ty, tx) = (at / size.0, at % size.0);
-                let from = (ty + reach) * tw + tx + reach;
+            self.copy_rows(self.origin, size, |sram, (r, x), len| {
+                let from = (r + reach) * tw + x + reach;
                 copy_run(&mut rows[sram - offset..][..len], &tile[from..]);
             });
         }
@@ -275,13 +274,13 @@ impl Span<'_> {
         kept
     }
 
-    /// Calls `copy(sram cell, tile index, len)` for the `size` points from frame point `from`
-    /// (tile indices row-major over `size`), a run of one PE's row at a time.
+    /// Calls `copy(sram cell, (row, column), len)` for the `size` points from frame point
+    /// `from` (rows and columns counted from it), a run of one PE's row at a time.
     fn copy_rows(
         &self,
         from: UVec2,
         (sx, sy): (usize, usize),
-        mut copy: impl FnMut(usize, usize, usize),
+        mut copy: impl FnMut(usize, (usize, usize), usize),
     ) {
         let g = self.c.wafer;
         let (n, w, stride, block) = (
@@ -297,7 +296,7 @@ impl Span<'_> {
             let (mut x, mut pe, mut off) = (x0, x0 / n, x0 % n);
             while x < x1 {
                 let run = (n - off).min(x1 - x);
-                copy(row + pe * block + off, r * sx + x - x0, run);
+                copy(row + pe * block + off, (r, x - x0), run);
                 (x, pe, off) = (x + run, pe + 1, 0);
             }
         }
