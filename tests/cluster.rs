@@ -369,7 +369,7 @@ fn time_blocks_equal_the_global_kernel() {
 }
 
 /// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same
-/// link statistics as the CPU cluster without them: both heat kernels, blocks of 3, 5 and 7
+/// link statistics as the CPU cluster without them: every kernel, blocks of 3, 5 and 7
 /// steps, n from 1 to 16, odd PE counts, regions wider and taller than one span, runs that
 /// start and end inside a block's states, link delays and capacity-1 links, one slower.
 #[test]
@@ -380,6 +380,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
         ((3, 1), (13, 9), 3, 5, (2, 1)),
         ((2, 1), (23, 5), 16, 7, (1, 1)),
         ((1, 1), (11, 40), 1, 3, (0, 1)),
+        ((1, 1), (9, 150), 1, 3, (0, 1)),
     ];
     for kernel in KernelKind::ALL {
         for (wafers, pes, n, steps, (delay, capacity)) in cases {
