@@ -50,12 +50,13 @@ impl GpuGlobal {
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
+        let vec4_rows = nx.is_multiple_of(BLOCK_COLS);
         let kernels = spec
             .stages
             .iter()
             .enumerate()
             .map(|(k, stage)| {
-                let source = shaders::global_stage(spec, stage, pages);
+                let source = shaders::global_stage(spec, stage, pages, vec4_rows);
                 let pipeline = ctx.pipeline(stage.name, &source, "compute");
                 let declared = shaders::reflect(&source);
                 let groups = (0..2 * stages as u64)

@@ -8,7 +8,7 @@ use super::constants::Pages;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 16] = [
+const LIBRARY: [(&str, &str); 18] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
@@ -49,6 +49,14 @@ const LIBRARY: [(&str, &str); 16] = [
     (
         "global_compute",
         include_str!("../../shaders/global_compute.wgsl"),
+    ),
+    (
+        "global_rows",
+        include_str!("../../shaders/global_rows.wgsl"),
+    ),
+    (
+        "global_rows_vec4",
+        include_str!("../../shaders/global_rows_vec4.wgsl"),
     ),
     (
         "global_point",
@@ -185,13 +193,27 @@ pub fn wafer_blocked(spec: &KernelSpec, span: glam::UVec2, steps: u32, tile_valu
     compose(library("fused_blocked"), Some(&kernel))
 }
 
-/// One stage of the global-grid reference kernel.
-pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
-    let driver = match stage.driver {
-        Driver::Rows3 => "global_compute",
-        Driver::Point => "global_point",
-    };
-    compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
+/// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
+/// multiple of `BLOCK_COLS`) loads and stores them in vec4s.
+pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages, vec4: bool) -> String {
+    let kernel = stage_kernel(spec, stage, pages);
+    match stage.driver {
+        Driver::Rows3 => {
+            let rows = library(if vec4 {
+                "global_rows_vec4"
+            } else {
+                "global_rows"
+            });
+            compose(
+                library("global_compute"),
+                Some(&format!(
+                    "{kernel}
+{rows}"
+                )),
+            )
+        }
+        Driver::Point => compose(library("global_point"), Some(&kernel)),
+    }
 }
 
 /// The copy kernel that measures the adapter's bandwidth ceiling.
@@ -224,7 +246,8 @@ pub fn all() -> Vec<(String, String)> {
                 let variants = [
                     ("wafer", wafer_stage(spec, stage, pages)),
                     ("fused", wafer_fused(spec, k, (block, cap), pages)),
-                    ("global", global_stage(spec, stage, pages)),
+                    ("global", global_stage(spec, stage, pages, false)),
+                    ("global_vec4", global_stage(spec, stage, pages, true)),
                 ];
                 for (engine, source) in variants {
                     shaders.push((format!("{engine}{tag}/{name}"), source));

@@ -7,7 +7,7 @@ use crate::model::Problem;
 
 /// Rows each compute invocation walks with its rolling window.
 pub const ROWS_PER_THREAD: u32 = 32;
-/// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/stencil_block.wgsl`,
+/// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/rows3_block.wgsl`,
 /// which spells the block out in its `Window`; a test checks that the two agree).
 pub const BLOCK_COLS: u32 = 8;
 
@@ -181,6 +181,7 @@ mod tests {
                     KernelKind::Heat5.spec(),
                     &KernelKind::Heat5.spec().stages[0],
                     crate::gpu::constants::Pages::ONE,
+                    false,
                 ),
                 "Grid",
                 size_of::<GridUniform>(),
