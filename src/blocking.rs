@@ -1,11 +1,12 @@
 //! Time blocks, as both backends run them: data only moves right and up, so `K` steps of a
-//! span of points need only the `K w` points left of and below it at the block's first state.
-//! The PEs within `ceil(K w / n)` of the wafer's left and low edges (the link bands) would
-//! need `K` packages from the links; they step one at a time, and the region beyond them
-//! advances `K` steps at once. Blocks start at multiples of `K` and lie wholly inside one
-//! `advance`; `K` is odd, so that the region's result lands in the SRAM slot that the bands'
-//! last step writes. The packages of a block's inner states leave one per step, their region
-//! points from a history of the top and right strips.
+//! span of points need only the `K S w` points left of and below it at the block's first state
+//! (`S` stages per step, each remap reaching `w` further). The PEs within `ceil(K S w / n)` of
+//! the wafer's left and low edges (the link bands) would need `K` packages from the links;
+//! they step one remap at a time, and the region beyond them advances `K` steps at once.
+//! Blocks start at multiples of `K` steps and lie wholly inside one `advance`; `K` is odd, so
+//! that the region's result lands in the SRAM slot that the bands' last remap writes. The
+//! packages of a block's inner states leave one per remap, their region points from a history
+//! of the top and right strips.
 
 use crate::kernels::{Driver, KernelSpec};
 use crate::wafer::WaferGeometry;
