@@ -76,10 +76,10 @@ impl CpuBlocks {
         &self,
         c: &ClusterGeometry,
         history: &History,
-        f_j: (usize, u64),
+        (f, j): (usize, u64),
         p: (u32, u32),
     ) -> f32 {
-        history[self.cell(c, (f_j.0, f_j.1 as usize), p)]
+        history[self.cell(c, (f, j as usize), p)]
     }
 
     /// Advances the region of wafer `k` from remap `remap` (a block's start) by the block's
