@@ -1,7 +1,7 @@
 //! Time blocks, as both backends run them: data only moves right and up, so `K` steps of a
 //! span of points need only the `K S w` points left of and below it at the block's first state
 //! (`S` stages per step, each remap reaching `w` further). The PEs within `ceil(K S w / n)` of
-//! the wafer's left and low edges (the link bands) would need `K` packages from the links;
+//! the wafer's left and low edges (the link bands) would need `K S` packages from the links;
 //! they step one remap at a time, and the region beyond them advances `K` steps at once.
 //! Blocks start at multiples of `K` steps and lie wholly inside one `advance`; `K` is odd, so
 //! that the region's result lands in the SRAM slot that the bands' last remap writes. The

@@ -126,7 +126,7 @@ impl EngineKind {
     /// The engine and placement `auto` stands for on `problem`, on a GPU adapter or (not
     /// `gpu`) the CPU backend, after the measurements in the README (Performance): time blocks
     /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU for the kernels it blocks with the
-    /// fused engine at `n <= AUTO_FUSED_MAX_N` only (on lavapipe about 5x the explicit wafer
+    /// fused engine at `n <= AUTO_FUSED_MAX_N` only (on lavapipe 5 to 6.5x the explicit wafer
     /// at n = 2, even at n = 8, behind it above), on the CPU for every kernel at every `n`
     /// (1.5 to 6x); time blocks whenever they are asked for; the explicit wafer otherwise.
     /// Other kinds stand for themselves.

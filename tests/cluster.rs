@@ -435,6 +435,31 @@ fn cpu_time_blocks_equal_the_global_kernel() {
     }
 }
 
+/// `auto` blocks every kernel in time on the CPU backend (9 steps), and on a GPU only the
+/// kernels its blocked shader runs (heat), with the fused engine at small n (5 steps); the
+/// explicit wafer otherwise.
+#[test]
+fn auto_blocks_what_each_backend_can_block() {
+    use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
+    let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
+    let swe = common::swe_problem((1, 1), (16, 16), 2, 1);
+    for (problem, gpu, engine, steps) in [
+        (heat(2), true, Fused, 5),
+        (heat(8), true, Wafer, 1),
+        (swe.clone(), true, Wafer, 1),
+        (heat(8), false, Fused, 9),
+        (swe, false, Fused, 9),
+    ] {
+        let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), gpu);
+        let what = format!(
+            "{} at n = {}, gpu {gpu}",
+            problem.spec().name,
+            problem.cluster.wafer.n
+        );
+        assert_eq!((kind, placement.time_block), (engine, steps), "{what}");
+    }
+}
+
 /// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the
 /// wafers of a device are split over several buffers (banks) and shallow water's constants
 /// over several bindings (pages); every kernel, with link delays, on one and two devices, on

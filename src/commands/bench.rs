@@ -42,7 +42,8 @@ pub struct BenchConfig {
     pub wafers: (u32, u32),
     /// Devices for an extra multi-device cluster row (1: none).
     pub devices: u32,
-    /// Steps per time block of an extra fused row (1: none).
+    /// Steps per time block of the extra time-block rows (GPU fused engine, CPU backend; 1:
+    /// none); the timed steps are rounded up to whole blocks.
     pub time_block: u32,
 }
 

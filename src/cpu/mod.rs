@@ -80,8 +80,8 @@ impl CpuCluster {
         })
     }
 
-    /// Runs time blocks of `steps` steps where the kernel and the wafer allow it
-    /// ([`crate::blocking`]); `describe` says why where they do not.
+    /// Runs time blocks of `steps` steps where the wafer allows it (every kernel can be
+    /// blocked on the CPU; [`crate::blocking`]); `describe` says why where it does not.
     pub fn with_time_block(mut self, problem: &Problem, steps: u32) -> Self {
         self.blocks = CpuBlocks::plan(problem, steps).map_err(|why| (steps, why));
         if let Ok(Some(blocks)) = &self.blocks {

@@ -15,7 +15,7 @@ use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::Problem;
 use crate::wafer::StageSlots;
 
-/// Points of a span along x, and at least along y (whole rows of PEs).
+/// Points of a span along x, and about along y (whole rows of PEs, at least one).
 const SPAN_X: u32 = 256;
 const SPAN_Y: u32 = 128;
 
@@ -30,7 +30,7 @@ pub struct CpuBlocks {
 }
 
 /// A wafer's strips of every field at every inner state (remap) of its current block,
-/// `strip_cells` each, state-major.
+/// `strip_cells` each, field-major (as `history_index` in `shaders/time_block.wgsl`).
 pub type History = Vec<f32>;
 
 /// One task's tiles: `[slot * fields + f]`, slots as the SRAM's ([`StageSlots`]).
@@ -68,7 +68,7 @@ impl CpuBlocks {
     /// The history cell of frame point `(x, y)` of field `f` at inner state `j` of the block.
     fn cell(&self, c: &ClusterGeometry, (f, j): (usize, usize), (x, y): (u32, u32)) -> usize {
         let (frame, w) = (c.wafer_points(), c.wafer.w());
-        (j * self.fields + f) * strip_cells(frame, w) + strip_index(frame, w, (x, y))
+        (f * self.remaps as usize + j) * strip_cells(frame, w) + strip_index(frame, w, (x, y))
     }
 
     /// The value of frame point `(x, y)` of field `f` of the region at inner state `j`.
@@ -107,7 +107,7 @@ impl CpuBlocks {
         let reach = self.remaps * g.w();
         // Tiles per task, as large as its largest span's.
         let tile = ((SPAN_X + reach) * (pe_rows as u32 * g.n + reach)) as usize;
-        let tiles = StageSlots::count(stages) * self.fields;
+        let tile_count = StageSlots::count(stages) * self.fields;
         let mut region: Vec<&mut [f32]> = out.iter_mut().map(|p| &mut p[start..]).collect();
         let kept: Vec<(usize, f32)> = chunks_out(&mut region, pe_rows * row_cells)
             .into_par_iter()
@@ -116,7 +116,7 @@ impl CpuBlocks {
                 let y0 = (self.band as usize + i * pe_rows) as u32 * g.n;
                 let y1 = (y0 + pe_rows as u32 * g.n).min(c.wafer_points().y);
                 let offset = start + i * pe_rows * row_cells;
-                let mut tiles: Tiles = vec![vec![0.0; tile]; tiles];
+                let mut tiles: Tiles = vec![vec![0.0; tile]; tile_count];
                 let mut kept = vec![];
                 let x0s = (self.band * g.n..c.wafer_points().x).step_by(SPAN_X as usize);
                 for x0 in x0s {

@@ -247,9 +247,10 @@ pub fn all() -> Vec<(String, String)> {
                     ("wafer", wafer_stage(spec, stage, pages)),
                     ("fused", wafer_fused(spec, k, (block, cap), pages)),
                     ("global", global_stage(spec, stage, pages, false)),
-                    ("global_vec4", global_stage(spec, stage, pages, true)),
                 ];
-                for (engine, source) in variants {
+                let vec4 = (stage.driver == Driver::Rows3)
+                    .then(|| ("global_vec4", global_stage(spec, stage, pages, true)));
+                for (engine, source) in variants.into_iter().chain(vec4) {
                     shaders.push((format!("{engine}{tag}/{name}"), source));
                 }
             }

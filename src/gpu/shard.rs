@@ -74,7 +74,7 @@ impl TimeBlock {
     ) -> std::result::Result<Self, String> {
         blocking::gpu_check(spec)?;
         let band = blocking::link_band(spec, g, steps)?;
-        let reach = steps * g.w();
+        let reach = blocking::remaps(spec, steps) * g.w();
         let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
         // Tile rows have room for a whole block of columns past their last.
         let spare = BLOCK_COLS - 1;
