@@ -275,7 +275,8 @@ impl Span<'_> {
     }
 
     /// Calls `copy(sram cell, (row, column), len)` for the `size` points from frame point
-    /// `from` (rows and columns counted from it), a run of one PE's row at a time.
+    /// `from` (rows and columns counted from it), a run of one PE's row at a time, PE by PE
+    /// (each PE's block is contiguous in SRAM).
     fn copy_rows(
         &self,
         from: UVec2,
@@ -289,16 +290,21 @@ impl Span<'_> {
             g.stride() as usize,
             g.block_cells(),
         );
-        let (x0, x1) = (from.x as usize, from.x as usize + sx);
-        for r in 0..sy {
-            let y = from.y as usize + r;
-            let row = (y / n) * g.pes_x as usize * block + (y % n + w) * stride + w;
-            let (mut x, mut pe, mut off) = (x0, x0 / n, x0 % n);
-            while x < x1 {
-                let run = (n - off).min(x1 - x);
-                copy(row + pe * block + off, (r, x - x0), run);
-                (x, pe, off) = (x + run, pe + 1, 0);
+        let (x0, y0) = (from.x as usize, from.y as usize);
+        let mut y = y0;
+        while y < y0 + sy {
+            let rows = (n - y % n).min(y0 + sy - y);
+            let mut x = x0;
+            while x < x0 + sx {
+                let run = (n - x % n).min(x0 + sx - x);
+                let pe = y / n * g.pes_x as usize + x / n;
+                let cell = pe * block + (y % n + w) * stride + x % n + w;
+                for i in 0..rows {
+                    copy(cell + i * stride, (y - y0 + i, x - x0), run);
+                }
+                x += run;
             }
+            y += rows;
         }
     }
 }
