@@ -72,21 +72,25 @@ pub fn pack_right_with(
 /// for PE row `py`, frame rows `[py n - w, py n)` over the columns `[0, W)`, row-major, from
 /// the wafer's own cells (`sram`) or, below the wafer, from the up package `below`.
 pub fn lower_strips(c: &ClusterGeometry, sram: &[f32], below: &[f32]) -> Vec<f32> {
-    lower_strips_of_bands(c, sram, below, None)
+    let mut strips = vec![];
+    lower_strips_into(c, sram, below, None, &mut strips);
+    strips
 }
 
-/// The lower strips that the PEs of the link bands, `bands` PEs wide, receive (all of them
-/// with `None`): PE rows at or above the low band only need the columns of the left band.
-pub fn lower_strips_of_bands(
+/// [`lower_strips`] into `strips` (reused: the cells no PE reads keep what they held), for
+/// the PEs of the link bands, `bands` PEs wide (all of them with `None`): PE rows at or
+/// above the low band only need the columns of the left band.
+pub fn lower_strips_into(
     c: &ClusterGeometry,
     sram: &[f32],
     below: &[f32],
     bands: Option<usize>,
-) -> Vec<f32> {
+    strips: &mut Vec<f32>,
+) {
     let g = &c.wafer;
     let (n, w) = (g.n as usize, g.w() as usize);
     let width = c.wafer_points().x as usize;
-    let mut strips = vec![0.0; g.pes_y as usize * w * width];
+    strips.resize(g.pes_y as usize * w * width, 0.0);
     for (k, row) in strips.chunks_mut(width).enumerate() {
         let (py, line) = (k / w, k % w);
         let pes = match bands {
@@ -102,7 +106,6 @@ pub fn lower_strips_of_bands(
             None => row.copy_from_slice(&below[(py * n + line) * width..][..width]),
         }
     }
-    strips
 }
 
 /// Table 3's `sendrecv` for PE `px` of PE row `py` of one field: fills the comm layer of its

@@ -42,6 +42,8 @@ pub struct CpuCluster {
     /// Time blocks in use, or why the ones asked for are not; each wafer's strip history.
     blocks: std::result::Result<Option<CpuBlocks>, (u32, String)>,
     histories: Vec<History>,
+    /// Each wafer's lower strips of every field, reused from remap to remap.
+    strips: Vec<Vec<Vec<f32>>>,
 }
 
 impl CpuCluster {
@@ -77,6 +79,7 @@ impl CpuCluster {
             failed: false,
             blocks: Ok(None),
             histories: vec![History::new(); c.count()],
+            strips: vec![vec![]; c.count()],
         })
     }
 
@@ -161,7 +164,7 @@ impl CpuCluster {
 
 /// One remap of a wafer of the cluster `c`, a row of PEs per task: `sendrecv` fills the comm
 /// layers of every field of the remapped state from the lower strips (gathered first, from
-/// the wafer's own cells and the package from below), the PEs to the left and the package
+/// the wafer's own cells and the package from below, into the wafer's reused `strips`), the PEs to the left and the package
 /// from the left; `compute` writes the stage's output to the `out` slot, for small PEs or
 /// heavy stages over the whole row of PEs in one call ([`compute_band`]), else PE by PE right
 /// after each PE received, while its block is in cache. With `bands`, inside a time block,
@@ -170,18 +173,18 @@ fn remap_wafer(
     c: &ClusterGeometry,
     kernel: &dyn Kernel,
     (k, remap): (usize, u64),
-    sram: &mut Sram,
+    (sram, strips): (&mut Sram, &mut Vec<Vec<f32>>),
     [left, below]: &[Package; 2],
     bands: Option<usize>,
 ) {
     let spec = kernel.spec();
     let slots = StageSlots::of(spec.stages.len(), remap);
     let stage = (remap % spec.stages.len() as u64) as usize;
-    let strips: Vec<Vec<f32>> = sram[slots.cur]
-        .iter()
-        .zip(below)
-        .map(|(plane, below)| package::lower_strips_of_bands(c, plane, below, bands))
-        .collect();
+    strips.resize_with(spec.fields.len(), Vec::new);
+    for ((strips, plane), below) in strips.iter_mut().zip(&sram[slots.cur]).zip(below) {
+        package::lower_strips_into(c, plane, below, bands, strips);
+    }
+    let strips = &*strips;
     let mut cur = std::mem::take(&mut sram[slots.cur]);
     let mut out = std::mem::take(&mut sram[slots.out]);
     // A step's later stages read its start from the slot the first stage received into.
@@ -205,7 +208,7 @@ fn remap_wafer(
         .for_each(|(py, (mut cur_row, mut out_row))| {
             let rows = py * row_cells..(py + 1) * row_cells;
             let receive = |row: &mut [&mut [f32]; MAX_FIELDS], px: usize| {
-                for ((row, strips), left) in row.iter_mut().zip(&strips).zip(left) {
+                for ((row, strips), left) in row.iter_mut().zip(strips).zip(left) {
                     package::receive(c, row, (px, py), strips, left);
                 }
             };
@@ -460,9 +463,10 @@ impl Simulator for CpuCluster {
             self.sram
                 .par_iter_mut()
                 .zip(self.histories.par_iter_mut())
+                .zip(self.strips.par_iter_mut())
                 .zip(&inputs)
                 .enumerate()
-                .for_each(|(k, ((sram, history), input))| {
+                .for_each(|(k, (((sram, history), strips), input))| {
                     let Some((state, packages)) = input else {
                         return;
                     };
@@ -477,7 +481,7 @@ impl Simulator for CpuCluster {
                         }
                         Some(b.band as usize)
                     });
-                    remap_wafer(&c, kernel, (k, *state), sram, packages, bands);
+                    remap_wafer(&c, kernel, (k, *state), (sram, strips), packages, bands);
                 });
         }
         self.remaps = target;
