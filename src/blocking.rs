@@ -64,6 +64,15 @@ pub fn link_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32
     Ok(band)
 }
 
+/// PEs of PE row `py` (of `pes_x`) that step one remap at a time: all of them outside a
+/// block (`band` is `None`), inside one those of the link bands, `band` PEs wide.
+pub fn stepping_pes(band: Option<usize>, py: usize, pes_x: usize) -> usize {
+    match band {
+        Some(b) if py >= b => b,
+        _ => pes_x,
+    }
+}
+
 /// Where a wafer's state stands in the time blocks of a run from state `from` to `target`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InBlock {

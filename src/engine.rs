@@ -128,7 +128,7 @@ impl EngineKind {
     /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU for the kernels it blocks with the
     /// fused engine at `n <= AUTO_FUSED_MAX_N` only (on lavapipe 5 to 6.5x the explicit wafer
     /// at n = 2, even at n = 8, behind it above), on the CPU for every kernel at every `n`
-    /// (1.5 to 6x); time blocks whenever they are asked for; the explicit wafer otherwise.
+    /// (1.7 to 8x); time blocks whenever they are asked for; the explicit wafer otherwise.
     /// Other kinds stand for themselves.
     pub fn resolve(self, problem: &Problem, placement: &Placement, gpu: bool) -> (Self, Placement) {
         let blocks = !gpu

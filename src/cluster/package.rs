@@ -93,10 +93,7 @@ pub fn lower_strips_into(
     strips.resize(g.pes_y as usize * w * width, 0.0);
     for (k, row) in strips.chunks_mut(width).enumerate() {
         let (py, line) = (k / w, k % w);
-        let pes = match bands {
-            Some(b) if py >= b => b,
-            _ => g.pes_x as usize,
-        };
+        let pes = crate::blocking::stepping_pes(bands, py, g.pes_x as usize);
         match (py * n + line).checked_sub(w) {
             Some(y) => {
                 for (px, run) in row.chunks_mut(n).take(pes).enumerate() {

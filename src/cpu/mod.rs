@@ -223,12 +223,7 @@ fn remap_wafer(
                 compute_band(c, (kernel, stage), states, &mut out_row, pe_at(0));
                 return;
             }
-            // Inside a time block, only the link bands step here.
-            let pes = match bands {
-                Some(b) if py >= b => b,
-                _ => g.pes_x as usize,
-            };
-            for px in 0..pes {
+            for px in 0..blocking::stepping_pes(bands, py, g.pes_x as usize) {
                 receive(&mut cur_row, px);
                 let cur_row = cur_row.each_ref().map(|r| &r[..]);
                 let base_row = base.map_or(cur_row, |b| fields_at(b, rows.clone()));

@@ -59,6 +59,11 @@ impl CpuBlocks {
         vec![0.0; states * strip_cells(c.wafer_points(), c.wafer.w())]
     }
 
+    /// Points a block reaches: `w` per remap.
+    fn reach(&self, c: &ClusterGeometry) -> u32 {
+        self.remaps * c.wafer.w()
+    }
+
     /// Whether frame point `(x, y)` lies in the blocked region.
     pub fn in_region(&self, c: &ClusterGeometry, (x, y): (u32, u32)) -> bool {
         let start = self.band * c.wafer.n;
@@ -104,7 +109,7 @@ impl CpuBlocks {
         let row_cells = g.pes_x as usize * g.block_cells();
         let pe_rows = (SPAN_Y / g.n).max(1) as usize;
         let start = self.band as usize * row_cells;
-        let reach = self.remaps * g.w();
+        let reach = self.reach(c);
         // Tiles per task, as large as its largest span's.
         let tile = ((SPAN_X + reach) * (pe_rows as u32 * g.n + reach)) as usize;
         let tile_count = StageSlots::count(stages) * self.fields;
@@ -126,7 +131,6 @@ impl CpuBlocks {
                         blocks: self,
                         origin: UVec2::new(x0, y0),
                         size: UVec2::new(x1 - x0, y1 - y0),
-                        reach,
                     };
                     let out = (&mut rows, offset);
                     kept.extend(span.advance(kernel, (k, remap), &mut tiles, cur, out));
@@ -141,26 +145,30 @@ impl CpuBlocks {
     }
 }
 
-/// One span of the region: `size` points from frame point `origin`, with `reach` points to
-/// its left and below.
+/// One span of the region: `size` points from frame point `origin`, with its reach to the
+/// left and below.
 struct Span<'a> {
     c: &'a ClusterGeometry,
     blocks: &'a CpuBlocks,
     origin: UVec2,
     size: UVec2,
-    reach: u32,
 }
 
 impl Span<'_> {
+    /// Points the block reaches left of and below the span.
+    fn reach(&self) -> u32 {
+        self.blocks.reach(self.c)
+    }
+
     /// Its tile's width and height.
     fn dims(&self) -> (usize, usize) {
-        let d = self.size + self.reach;
+        let d = self.size + self.reach();
         (d.x as usize, d.y as usize)
     }
 
     /// The tile's lower-left frame point.
     fn corner(&self) -> UVec2 {
-        self.origin - self.reach
+        self.origin - self.reach()
     }
 
     /// Steps the span through the block's remaps from remap `remap`, the slot `cur` of every
@@ -182,50 +190,16 @@ impl Span<'_> {
                 copy_run(&mut tile[r * tw + x..][..len], &plane[sram..]);
             });
         }
-        let w = self.c.wafer.w() as usize;
         let remaps = self.blocks.remaps as usize;
         let mut kept = vec![];
         for j in 1..=remaps {
-            let slots = StageSlots::of(stages, j as u64 - 1);
-            let lo = j * w;
-            let corner = self.corner() + lo as u32;
-            let window = (lo - w) * tw + lo - w;
-            let mut outs: Vec<Vec<f32>> = (0..fields)
-                .map(|f| std::mem::take(&mut tiles[slots.out * fields + f]))
-                .collect();
-            let slot = |s: usize| -> [&[f32]; MAX_FIELDS] {
-                std::array::from_fn(|f| match f < fields {
-                    true => &tiles[s * fields + f][window..],
-                    false => &[][..],
-                })
-            };
-            let input = BlockIn {
-                cur: slot(slots.cur),
-                base: slot(slots.base),
-                stride: tw,
-            };
-            let mut output = BlockOut {
-                fields: std::array::from_fn(|_| &mut [][..]),
-                stride: tw,
-            };
-            for (field, out) in output.fields.iter_mut().zip(&mut outs) {
-                *field = &mut out[lo * tw + lo..];
-            }
-            let block = Block {
-                at: self.global_point(k, corner, remap + j as u64, kernel),
-                rows: th - lo,
-                len: tw - lo,
-            };
-            stage_block((kernel, (j - 1) % stages), block, &input, &mut output);
+            let out = self.remap(kernel, (k, remap), j, tiles);
             if j < remaps {
-                kept.extend(self.strips(&outs, j));
-            }
-            for (f, out) in outs.into_iter().enumerate() {
-                tiles[slots.out * fields + f] = out;
+                kept.extend(self.strips(&tiles[out * fields..][..fields], j));
             }
         }
         let last = StageSlots::of(stages, remaps as u64 - 1).out;
-        let reach = self.reach as usize;
+        let reach = self.reach() as usize;
         let size = (self.size.x as usize, self.size.y as usize);
         for (f, rows) in rows[..fields].iter_mut().enumerate() {
             let tile = &tiles[last * fields + f];
@@ -235,6 +209,54 @@ impl Span<'_> {
             });
         }
         kept
+    }
+
+    /// Inner remap `j` (from 1) of the block from remap `remap`: the stage's output over the
+    /// valid part of the tile, which shrinks by `w` per remap; returns the slot written.
+    fn remap(
+        &self,
+        kernel: &dyn Kernel,
+        (k, remap): (usize, u64),
+        j: usize,
+        tiles: &mut Tiles,
+    ) -> usize {
+        let (tw, th) = self.dims();
+        let (fields, stages) = (self.blocks.fields, kernel.spec().stages.len());
+        let slots = StageSlots::of(stages, j as u64 - 1);
+        let w = self.c.wafer.w() as usize;
+        let lo = j * w;
+        let window = (lo - w) * tw + lo - w;
+        let mut outs: Vec<Vec<f32>> = (0..fields)
+            .map(|f| std::mem::take(&mut tiles[slots.out * fields + f]))
+            .collect();
+        let slot = |s: usize| -> [&[f32]; MAX_FIELDS] {
+            std::array::from_fn(|f| match f < fields {
+                true => &tiles[s * fields + f][window..],
+                false => &[][..],
+            })
+        };
+        let input = BlockIn {
+            cur: slot(slots.cur),
+            base: slot(slots.base),
+            stride: tw,
+        };
+        let mut output = BlockOut {
+            fields: std::array::from_fn(|_| &mut [][..]),
+            stride: tw,
+        };
+        for (field, out) in output.fields.iter_mut().zip(&mut outs) {
+            *field = &mut out[lo * tw + lo..];
+        }
+        let block = Block {
+            at: self.global_point(k, self.corner() + lo as u32, remap + j as u64, kernel),
+            rows: th - lo,
+            len: tw - lo,
+        };
+        stage_block((kernel, (j - 1) % stages), block, &input, &mut output);
+        for (f, out) in outs.into_iter().enumerate() {
+            tiles[slots.out * fields + f] = out;
+        }
+        slots.out
     }
 
     /// Global point of frame point `p` of wafer `k` at `state`.

@@ -206,10 +206,7 @@ pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages, vec4: bool) 
             });
             compose(
                 library("global_compute"),
-                Some(&format!(
-                    "{kernel}
-{rows}"
-                )),
+                Some(&format!("{kernel}\n{rows}")),
             )
         }
         Driver::Point => compose(library("global_point"), Some(&kernel)),
