@@ -1,28 +1,11 @@
-// import links
+// import links wafer_clock
 // What sendrecv and the fused engine share: the remapped state `x` (its owned cells read, its
-// comm layers written), the incoming links, a wafer's clock after a remap, and `fetch`, the
-// value of any frame point a PE's window reaches.
+// comm layers written), the incoming links, and `fetch`, the value of any frame point a PE's
+// window reaches.
 
 @group(0) @binding(3) var<storage, read_write> x: array<f32>;
 @group(0) @binding(4) var<storage, read> up_links: array<f32>;
 @group(0) @binding(5) var<storage, read> right_links: array<f32>;
-
-// Translation of the grid after `remaps` remaps.
-fn shift_after(remaps: u32) -> u32 {
-    return remaps / wafer.stages * wafer.shift_per_step + wafer.partial[remaps % wafer.stages];
-}
-
-// The clock of wafer `k` after `remaps` remaps: the count, then the global point of its frame
-// origin, `(frame origin - shift) mod (nx, ny)`.
-fn clock_after(k: u32, remaps: u32) -> vec4<u32> {
-    let shift = shift_after(remaps);
-    let wy = k / cluster.wafers_x;
-    let x0 = (k - wy * cluster.wafers_x) * cluster.width;
-    let y0 = wy * cluster.height;
-    let gx = (x0 + wafer.nx - shift % wafer.nx) % wafer.nx;
-    let gy = (y0 + wafer.ny - shift % wafer.ny) % wafer.ny;
-    return vec4<u32>(remaps, gx, gy, 0u);
-}
 
 // The value of field f at local frame point (fx, fy), in [-w, W) and [-w, H), of wafer
 // `local`.

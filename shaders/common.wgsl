@@ -3,6 +3,9 @@
 
 const WORKGROUP: u32 = 64u;
 
+// Values a Rows3 window may read past the last row of a fused engine's tile (BLOCK_COLS + 2).
+const TILE_SLACK: u32 = 10u;
+
 // WaferGeometry (src/wafer.rs) and the kernel's translation as the shaders see it
 // (WaferUniform in src/gpu/uniforms.rs).
 struct Wafer {

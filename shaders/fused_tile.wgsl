@@ -9,8 +9,7 @@
 
 @group(0) @binding(6) var<storage, read> clock: array<vec4<u32>>;
 
-// The tile and the values a Rows3 window may read past its last row (BLOCK_COLS + 2).
-const TILE_SLACK: u32 = 10u;
+// The tile and the values a Rows3 window may read past its last row.
 var<workgroup> tile: array<f32, TILE_CAP + TILE_SLACK>;
 
 // One workgroup's block: its wafer (device-local; first + count when past the dispatch), its

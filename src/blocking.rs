@@ -8,7 +8,7 @@
 //! packages of a block's inner states leave one per remap, their region points from a history
 //! of the top and right strips.
 
-use crate::kernels::{Driver, KernelSpec};
+use crate::kernels::KernelSpec;
 use crate::wafer::WaferGeometry;
 
 /// Most steps per time block.
@@ -26,23 +26,6 @@ pub fn check_steps(steps: u32) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Whether the GPU can block a kernel's steps in time: its blocked shader runs one Rows3
-/// stage (one field, w = 2). The CPU blocks every kernel.
-pub fn gpu_can_time_block(spec: &KernelSpec) -> bool {
-    matches!(spec.stages, [stage] if stage.driver == Driver::Rows3) && spec.fields.len() == 1
-}
-
-/// Why the GPU does not block `spec` in time, if it does not.
-pub fn gpu_check(spec: &KernelSpec) -> Result<(), String> {
-    match gpu_can_time_block(spec) {
-        true => Ok(()),
-        false => Err(format!(
-            "the GPU blocks single-stage Rows3 kernels only (heat5, heat9), not {}",
-            spec.name
-        )),
-    }
 }
 
 /// Remaps (stages) in a block of `steps` steps of `spec`.

@@ -719,7 +719,7 @@ fn parse_pair(s: &str) -> std::result::Result<(f64, f64), String> {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
-    /// Kernel: heat5 or heat9
+    /// Kernel: heat5, heat9 or swe (shallow water)
     #[arg(default_value = "heat5")]
     pub kernel: String,
     /// Side of the square global grid, the same for every variant
@@ -743,7 +743,7 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
-    /// Steps per time block of extra rows (odd, 1: none): the GPU's fused engine (heat5, heat9) and the CPU backend (every kernel)
+    /// Steps per time block of extra rows (odd, 1: none): the GPU's fused engine and the CPU backend, every kernel
     #[arg(long, default_value_t = 5)]
     pub time_block: u32,
     #[command(flatten)]
@@ -846,7 +846,7 @@ impl BenchArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct PredictArgs {
-    /// Kernel: heat5 or heat9
+    /// Kernel: heat5, heat9 or swe (shallow water)
     #[arg(default_value = "heat5")]
     pub kernel: String,
     /// Wafers (nodes) of the cluster, WxH

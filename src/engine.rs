@@ -125,15 +125,16 @@ impl EngineKind {
 
     /// The engine and placement `auto` stands for on `problem`, on a GPU adapter or (not
     /// `gpu`) the CPU backend, after the measurements in the README (Performance): time blocks
-    /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU for the kernels it blocks with the
-    /// fused engine at `n <= AUTO_FUSED_MAX_N` only (on lavapipe 5 to 6.5x the explicit wafer
-    /// at n = 2, even at n = 8, behind it above), on the CPU for every kernel at every `n`
-    /// (1.7 to 8x); time blocks whenever they are asked for; the explicit wafer otherwise.
+    /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU with the fused engine for
+    /// single-stage kernels at `n <= AUTO_FUSED_MAX_N` only (heat on lavapipe: 5 to 6.5x the
+    /// explicit wafer at n = 2, even at n = 8, behind it above; shallow water, whose nine
+    /// tiles leave spans of about 20 points, ran 0.5 to 1.15x), on the CPU for every kernel
+    /// at every `n` (1.7 to 8x); time blocks whenever they are asked for; the explicit wafer
+    /// otherwise.
     /// Other kinds stand for themselves.
     pub fn resolve(self, problem: &Problem, placement: &Placement, gpu: bool) -> (Self, Placement) {
         let blocks = !gpu
-            || (crate::blocking::gpu_can_time_block(problem.spec())
-                && problem.cluster.wafer.n <= AUTO_FUSED_MAX_N);
+            || (problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= AUTO_FUSED_MAX_N);
         match self {
             Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
             Self::Auto if blocks => (

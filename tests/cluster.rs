@@ -276,11 +276,11 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
 }
 
 /// Time blocks (the fused engine advancing the PEs clear of the link bands several steps per
-/// dispatch) equal the global kernel bit for bit: both heat kernels, blocks of 3, 5 and 7
-/// steps, n from 1 to 16, odd PE counts, regions cut into several spans, runs that start and
-/// end inside a block's span of states, link delays, capacity-1 links on two devices, wafers
-/// split over several buffers. Where no PE lies clear of the bands, or the kernel has two
-/// stages, the engine says why and steps one at a time.
+/// dispatch) equal the global kernel bit for bit: every kernel (shallow water's two stages
+/// and three fields too), blocks of 3, 5 and 7 steps, n from 1 to 33, odd PE counts, regions
+/// cut into several spans, runs that start and end inside a block's span of states, link
+/// delays, capacity-1 links on two devices, wafers split over several buffers. Where no PE
+/// lies clear of the bands, the engine says why and steps one at a time.
 #[test]
 fn time_blocks_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
@@ -293,12 +293,17 @@ fn time_blocks_equal_the_global_kernel() {
         ((1, 1), (11, 9), 1, 3, (0, 1), 1, None),
         ((1, 2), (3, 40), 33, 3, (1, 3), 1, Some(1)),
     ];
-    for kernel in [KernelKind::Heat5, KernelKind::Heat9] {
+    let problem = |kernel, wafers, pes, n, seed| match kernel {
+        KernelKind::Swe => common::swe_problem(wafers, pes, n, seed),
+        heat => common::cluster_problem(heat, wafers, pes, n, seed),
+    };
+    for kernel in KernelKind::ALL {
         for (wafers, pes, n, steps, (delay, capacity), devices, per_bank) in cases {
-            let problem = common::cluster_problem(kernel, wafers, pes, n, 5)
+            let problem = problem(kernel, wafers, pes, n, 5)
                 .with_links(LinkConfig::uniform(delay, capacity))
                 .unwrap();
-            let fields_bytes = problem.cluster.wafer.sram_cells() * 4;
+            let fields = problem.spec().fields.len() as u64;
+            let fields_bytes = problem.cluster.wafer.sram_cells() * 4 * fields;
             let blocked = Placement {
                 fused: true,
                 time_block: steps,
@@ -326,7 +331,7 @@ fn time_blocks_equal_the_global_kernel() {
             capacity: 1,
         };
         links.overrides.push(((0, 0), Direction::Right, slow));
-        let problem = common::cluster_problem(kernel, (3, 1), (6, 5), 2, 6)
+        let problem = problem(kernel, (3, 1), (6, 5), 2, 6)
             .with_links(links)
             .unwrap();
         let blocked = Placement {
@@ -337,35 +342,18 @@ fn time_blocks_equal_the_global_kernel() {
         let what = format!("{} time blocks, capacity 1, 2 devices", kernel.name());
         assert_cluster_equals_global(&ctx, &problem, &blocked, &[0, 7, 16], &what);
     }
-    for (kernel, pes, n, why) in [
-        (
-            KernelKind::Heat5,
-            (4, 40),
-            1,
-            "no PE of the 4x40 wafer lies 6 points clear",
-        ),
-        (
-            KernelKind::Swe,
-            (9, 9),
-            4,
-            "the GPU blocks single-stage Rows3 kernels only (heat5, heat9), not swe",
-        ),
-    ] {
-        let problem = match kernel {
-            KernelKind::Swe => common::swe_problem((1, 1), pes, n, 4),
-            heat => common::cluster_problem(heat, (1, 1), pes, n, 4),
-        };
-        let blocked = Placement {
-            fused: true,
-            time_block: 3,
-            ..placement(1)
-        };
-        let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
-        assert!(engine.describe().contains(why), "{}", engine.describe());
-        let what = format!("{} without time blocks", kernel.name());
-        let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
-        assert_same_bits(&mut engine, &mut global, &[5], &what);
-    }
+    // Where no PE lies clear of the bands, the engine says why and steps one at a time.
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (4, 40), 1, 4);
+    let blocked = Placement {
+        fused: true,
+        time_block: 3,
+        ..placement(1)
+    };
+    let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
+    let why = "no PE of the 4x40 wafer lies 6 points clear";
+    assert!(engine.describe().contains(why), "{}", engine.describe());
+    let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+    assert_same_bits(&mut engine, &mut global, &[5], why);
 }
 
 /// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same
@@ -436,8 +424,8 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 }
 
 /// `auto` blocks every kernel in time on the CPU backend (9 steps), and on a GPU only the
-/// kernels its blocked shader runs (heat), with the fused engine at small n (5 steps); the
-/// explicit wafer otherwise.
+/// single-stage kernels (heat), with the fused engine at small n (5 steps); the explicit
+/// wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};

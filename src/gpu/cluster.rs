@@ -249,7 +249,7 @@ impl DeviceRunner {
     /// states come partly from the history.
     fn record(&mut self, rec: &mut Recorder, phase: Phase, items: &[(usize, u64)]) {
         let pass = rec.pass(&self.shard.ctx);
-        let block = self.shard.time_block();
+        let block = self.shard.block_remaps();
         let of = |at: InBlock| -> Vec<(usize, u64)> {
             items
                 .iter()

@@ -5,10 +5,11 @@
 //! the names the shader gives them, never by hand-typed positions.
 
 use super::constants::Pages;
+use super::shard::TimeBlock;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 18] = [
+const LIBRARY: [(&str, &str); 21] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
@@ -25,7 +26,19 @@ const LIBRARY: [(&str, &str); 18] = [
         "fused_blocked",
         include_str!("../../shaders/fused_blocked.wgsl"),
     ),
+    (
+        "blocked_rows3",
+        include_str!("../../shaders/blocked_rows3.wgsl"),
+    ),
+    (
+        "blocked_point",
+        include_str!("../../shaders/blocked_point.wgsl"),
+    ),
     ("time_block", include_str!("../../shaders/time_block.wgsl")),
+    (
+        "wafer_clock",
+        include_str!("../../shaders/wafer_clock.wgsl"),
+    ),
     (
         "rows3_block",
         include_str!("../../shaders/rows3_block.wgsl"),
@@ -183,13 +196,37 @@ pub fn wafer_fused(
     compose(library(driver), Some(&kernel))
 }
 
-/// The fused engine's time block of `steps` steps of a single-stage Rows3 kernel, in spans of
-/// `span` points with two tiles of `tile_values` values each.
-pub fn wafer_blocked(spec: &KernelSpec, span: glam::UVec2, steps: u32, tile_values: u32) -> String {
-    let kernel = format!(
-        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {steps}u;\nconst TILE_VALUES: u32 = {tile_values}u;\n",
-        spec.wgsl, span.x, span.y
+/// The fused engine's time blocks of `spec` as `plan` lays them out, with the constants in
+/// `pages`: the blocked driver, the kernel, and for Point stages `blocked_stage`, the stage
+/// function of each remap of a step.
+pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages) -> String {
+    let mut kernel = format!(
+        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\n",
+        spec.wgsl,
+        plan.span.x,
+        plan.span.y,
+        crate::blocking::remaps(spec, plan.steps),
+        plan.tile_values,
+        TimeBlock::planes(spec),
     );
+    let driver = match spec.stages[0].driver {
+        Driver::Rows3 => "blocked_rows3",
+        Driver::Point => {
+            let (last, earlier) = spec.stages.split_last().expect("a kernel has stages");
+            kernel += &pages.wgsl();
+            kernel += "fn blocked_stage(k: u32, at: vec2<u32>) -> array<f32, FIELDS> {\n";
+            for (k, stage) in earlier.iter().enumerate() {
+                kernel += &format!(
+                    "    if k == {k}u {{\n        return {}(at);\n    }}\n",
+                    stage.name
+                );
+            }
+            kernel += &format!("    return {}(at);\n}}\n", last.name);
+            "blocked_point"
+        }
+    };
+    kernel += "\n";
+    kernel += library(driver);
     compose(library("fused_blocked"), Some(&kernel))
 }
 
@@ -252,13 +289,13 @@ pub fn all() -> Vec<(String, String)> {
                 }
             }
         }
-        if crate::blocking::gpu_can_time_block(spec) {
-            let span = glam::UVec2::new(40, 30);
-            shaders.push((
-                format!("blocked/{}", spec.name),
-                wafer_blocked(spec, span, 3, 46 * 36),
-            ));
-        }
+        let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
+        let cap = super::shard::tile_cap(&wgpu::Limits::default());
+        let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
+        shaders.push((
+            format!("blocked/{}", spec.name),
+            wafer_blocked(spec, &plan, Pages::ONE),
+        ));
     }
     shaders
 }
@@ -370,8 +407,8 @@ mod tests {
             super::super::shard::TILE_SLACK
         );
         assert!(
-            library("fused_tile").contains(&slack),
-            "fused_tile.wgsl lacks `{slack}`"
+            library("common").contains(&slack),
+            "common.wgsl lacks `{slack}`"
         );
     }
 

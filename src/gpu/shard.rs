@@ -54,7 +54,7 @@ fn rectangles(g: &WaferGeometry, band: u32) -> [[u32; 4]; 7] {
 
 /// The fused engine's time blocks ([`crate::blocking`]): one dispatch advances the region
 /// beyond the link bands (`band` PEs wide) `steps` steps, a workgroup per span of `span`
-/// points with two tiles of `tile_values` values.
+/// points with [`TimeBlock::planes`] tiles of `tile_values` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBlock {
     pub steps: u32,
@@ -64,21 +64,19 @@ pub struct TimeBlock {
 }
 
 impl TimeBlock {
-    /// The blocking of `steps` steps for `spec` on wafer `g` with tiles of `cap` values, or
-    /// why there is none.
+    /// The blocking of `steps` steps for `spec` on wafer `g` with tiles of `cap` values in
+    /// all, or why there is none.
     pub fn plan(
         spec: &KernelSpec,
         g: &WaferGeometry,
         steps: u32,
         cap: u32,
     ) -> std::result::Result<Self, String> {
-        blocking::gpu_check(spec)?;
         let band = blocking::link_band(spec, g, steps)?;
         let reach = blocking::remaps(spec, steps) * g.w();
         let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
-        // Tile rows have room for a whole block of columns past their last.
-        let spare = BLOCK_COLS - 1;
-        let per_tile = cap / 2;
+        let spare = Self::pitch_spare(spec);
+        let per_tile = cap / Self::planes(spec);
         let side = (per_tile as f64).sqrt() as u32;
         let x = side.saturating_sub(reach + spare).min(region.x);
         let y = (per_tile / (x + reach + spare).max(1))
@@ -86,7 +84,7 @@ impl TimeBlock {
             .min(region.y);
         if x == 0 || y == 0 {
             return Err(format!(
-                "a span with its {reach}-point reach does not fit two tiles of {per_tile} values"
+                "a span with its {reach}-point reach does not fit tiles of {per_tile} values"
             ));
         }
         Ok(Self {
@@ -96,10 +94,24 @@ impl TimeBlock {
             tile_values: (x + reach + spare) * (y + reach),
         })
     }
+
+    /// Tiles a workgroup holds: every field in every SRAM slot ([`StageSlots`]).
+    pub fn planes(spec: &KernelSpec) -> u32 {
+        (StageSlots::count(spec.stages.len()) * spec.fields.len()) as u32
+    }
+
+    /// Values past a tile row's last column: a Rows3 driver writes whole blocks of columns
+    /// (`PITCH_SPARE` in `shaders/blocked_rows3.wgsl` and `blocked_point.wgsl`).
+    fn pitch_spare(spec: &KernelSpec) -> u32 {
+        match spec.stages[0].driver {
+            Driver::Rows3 => BLOCK_COLS - 1,
+            Driver::Point => 0,
+        }
+    }
 }
 
 /// Values a fused Rows3 window may read past the tile's last row (`BLOCK_COLS + 2`;
-/// `TILE_SLACK` in `shaders/fused_tile.wgsl`, checked by a test).
+/// `TILE_SLACK` in `shaders/common.wgsl`, checked by a test).
 pub(crate) const TILE_SLACK: u32 = BLOCK_COLS + 2;
 
 /// Values of a fused workgroup's tile on an adapter with these limits: its workgroup memory,
@@ -173,7 +185,7 @@ const RECTS: u64 = 7;
 /// The time blocking in use: its plan, the dispatch of a block's blocked region, and the
 /// packing of its inner states.
 struct Blocking {
-    plan: TimeBlock,
+    remaps: u64,
     region: Kernel,
     pack_up: Kernel,
     pack_right: Kernel,
@@ -248,6 +260,7 @@ impl Resources<'_> {
             ("x", &self.sram[slots.cur]),
             ("x0", &self.sram[slots.base]),
             ("y", &self.sram[slots.out]),
+            ("next", &self.sram[1 - slots.base]),
             ("up_links", up),
             ("right_links", right),
         ]);
@@ -324,9 +337,9 @@ impl Shard {
             (true, Some(_)) => TimeBlock::plan(spec, &g, time_block, cap).map(Some),
         };
         let blocked = plan.clone().ok().flatten();
-        let steps = blocked.map_or(1, |b| b.steps);
+        let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
         let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
-        let period = lcm(2 * ring as u64, steps as u64);
+        let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let resources = banks
             .iter()
@@ -358,7 +371,7 @@ impl Shard {
                     ),
                 ];
                 let strips = blocking::strip_cells(c.wafer_points(), g.w());
-                let history = bank.count * fields * steps as usize * strips;
+                let history = bank.count * fields * remaps as usize * strips;
                 named.push((
                     "history",
                     ctx.storage_buffer("history", &vec![0.0; history.max(1)])?,
@@ -445,7 +458,7 @@ impl Shard {
         };
         let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
         let packs = |inner: bool| {
-            let pack = shaders::cluster_pack(steps, inner);
+            let pack = shaders::cluster_pack(remaps, inner);
             (
                 build(
                     "pack up",
@@ -467,10 +480,10 @@ impl Shard {
         let blocking = blocked.map(|plan| {
             let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
             let spans = spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
-            let source = shaders::wafer_blocked(spec, plan.span, plan.steps, plan.tile_values);
+            let source = shaders::wafer_blocked(spec, &plan, pages);
             let (pack_up, pack_right) = packs(true);
             Blocking {
-                plan,
+                remaps: remaps as u64,
                 region: Kernel {
                     per_pe: false,
                     ..build(
@@ -506,9 +519,9 @@ impl Shard {
         })
     }
 
-    /// Steps per time block (1 without time blocking).
-    pub fn time_block(&self) -> u64 {
-        self.blocking.as_ref().map_or(1, |b| b.plan.steps as u64)
+    /// Remaps per time block (1 without time blocking).
+    pub fn block_remaps(&self) -> u64 {
+        self.blocking.as_ref().map_or(1, |b| b.remaps)
     }
 
     /// Packs the packages in direction `dir` (up or right) of `items`, `(local wafer, state)` pairs; of

@@ -1,0 +1,48 @@
+// import rows3_block
+// The time block's remap of a Rows3 stage (shaders/fused_blocked.wgsl): one invocation at a
+// time per BLOCK_COLS columns of ROWS tile rows runs the kernel's `update_block` on three
+// rows of the tile, as every other Rows3 driver does. Tile rows have room for a whole block
+// of columns past the tile's width.
+
+const PITCH_SPARE: u32 = BLOCK_COLS - 1u;
+
+// Tile values k .. k + BLOCK_COLS + 1.
+fn window(k: u32) -> Window {
+    return Window(tiles[k], tiles[k + 1u], tiles[k + 2u], tiles[k + 3u], tiles[k + 4u],
+        tiles[k + 5u], tiles[k + 6u], tiles[k + 7u], tiles[k + 8u], tiles[k + 9u]);
+}
+
+// Rows one invocation walks with its rolling window of three rows.
+const ROWS: u32 = 16u;
+
+// Remap `j` of the block: every point of the tile at least j * w from its low sides.
+fn advance(s: Span, lid: u32, j: u32) {
+    let lo = j * wafer.w;
+    let src = slot_tile(j - 1u);
+    let dst = slot_tile(j);
+    let width = s.pitch;
+    let cols = select(0u, s.dims.x - lo, s.dims.x > lo);
+    let rows = select(0u, s.dims.y - lo, s.dims.y > lo);
+    let col_blocks = (cols + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let row_chunks = (rows + ROWS - 1u) / ROWS;
+    for (var c = lid; c < row_chunks * col_blocks; c += WORKGROUP) {
+        let chunk = c / col_blocks;
+        let tx = lo + (c - chunk * col_blocks) * BLOCK_COLS;
+        let ty0 = lo + chunk * ROWS;
+        var k = src + (ty0 - 2u) * width + tx - 2u;
+        var below = window(k);
+        var mid = window(k + width);
+        var o = dst + ty0 * width + tx;
+        for (var ty = ty0; ty < min(ty0 + ROWS, s.dims.y); ty++) {
+            k += width;
+            let above = window(k + width);
+            // Whole blocks: columns past the tile's width land in the row's spare room.
+            let fresh = update_block(params, below, mid, above);
+            tiles[o] = fresh[0]; tiles[o + 1u] = fresh[1]; tiles[o + 2u] = fresh[2]; tiles[o + 3u] = fresh[3];
+            tiles[o + 4u] = fresh[4]; tiles[o + 5u] = fresh[5]; tiles[o + 6u] = fresh[6]; tiles[o + 7u] = fresh[7];
+            o += width;
+            below = mid;
+            mid = above;
+        }
+    }
+}
