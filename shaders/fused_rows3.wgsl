@@ -1,7 +1,10 @@
 // import fused_tile rows3_block kernel
-// The fused engine for a Rows3 stage: after the tile is in, one invocation at a time per
-// BLOCK_COLS owned columns of one row of one PE runs the kernel's `update_block` on three
-// rows of the tile, exactly as the explicit driver does on three rows of the SRAM.
+// The fused engine for a Rows3 stage: after the tile is in, the block's owned points are one
+// grid in the tile, whatever n is. One invocation at a time per BLOCK_COLS columns of
+// FUSED_ROWS rows of it runs the kernel's `update_block` on three rows of the tile, exactly
+// as the explicit driver does on three rows of the SRAM, and stores each column in its PE's
+// SRAM block. Unlike blocks of one PE's columns, this wastes no work where n is not a
+// multiple of BLOCK_COLS (at n = 2, a quarter of the columns computed were owned).
 
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
@@ -15,6 +18,31 @@ fn tile_window(k: u32) -> Window {
 // Rows one invocation walks with its rolling window of three tile rows.
 const FUSED_ROWS: u32 = 4u;
 
+// The SRAM cells of one row's BLOCK_COLS columns, relative to the row: from the owned cell of
+// column j0 of its PE, stepping to the next PE's first after column n - 1. Columns past the
+// block's `cols` owned ones go to `trash`, the last spare cell after the SRAM blocks (lavapipe
+// crashes on these stores made conditional).
+struct Columns {
+    c0: u32, c1: u32, c2: u32, c3: u32, c4: u32, c5: u32, c6: u32, c7: u32,
+}
+
+// The column right of `c` (SRAM cell, column within its PE).
+fn step_column(c: vec2<u32>) -> vec2<u32> {
+    let next_pe = c.y + 1u == wafer.n;
+    return select(c + vec2<u32>(1u), vec2<u32>(c.x + wafer.block - wafer.n + 1u, 0u), next_pe);
+}
+
+fn columns(first: vec2<u32>) -> Columns {
+    let c1 = step_column(first);
+    let c2 = step_column(c1);
+    let c3 = step_column(c2);
+    let c4 = step_column(c3);
+    let c5 = step_column(c4);
+    let c6 = step_column(c5);
+    let c7 = step_column(c6);
+    return Columns(first.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x);
+}
+
 @compute @workgroup_size(64)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = receive(wid.x + wid.y * groups.x, lid);
@@ -22,39 +50,45 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
         return;
     }
     let n = wafer.n;
+    let w = wafer.w;
     let width = b.size.x;
-    let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
-    let row_chunks = (n + FUSED_ROWS - 1u) / FUSED_ROWS;
-    let per_pe = row_chunks * col_blocks;
-    for (var c = lid; c < b.pes.x * b.pes.y * per_pe; c += WORKGROUP) {
-        let pe = c / per_pe;
-        let r = c - pe * per_pe;
-        let chunk = r / col_blocks;
-        let j0 = (r - chunk * col_blocks) * BLOCK_COLS;
-        let py = pe / b.pes.x;
-        let px = pe - py * b.pes.x;
-        let i0 = chunk * FUSED_ROWS;
-        var k = (py * n + i0) * width + px * n + j0;
+    let owned = b.pes * n;
+    let col_blocks = (owned.x + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let row_chunks = (owned.y + FUSED_ROWS - 1u) / FUSED_ROWS;
+    // SRAM cell of the block's owned point (0, 0), and the distance between PE rows.
+    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + w * wafer.stride + w;
+    let pe_row = wafer.pes_x * wafer.block;
+    let trash = wafer.plane - 1u;
+    for (var c = lid; c < row_chunks * col_blocks; c += WORKGROUP) {
+        let chunk = c / col_blocks;
+        let x0 = (c - chunk * col_blocks) * BLOCK_COLS;
+        let y0 = chunk * FUSED_ROWS;
+        let px = x0 / n;
+        let j0 = x0 - px * n;
+        var py = y0 / n;
+        var i = y0 - py * n;
+        let cols = owned.x - x0;
+        let at = columns(vec2<u32>(first + px * wafer.block + j0, j0));
+        var k = y0 * width + x0;
         var below = tile_window(k);
         var mid = tile_window(k + width);
-        let at_pe = b.pe0 + vec2<u32>(px, py);
-        let block = b.local * cluster.wafer_cells + (at_pe.y * wafer.pes_x + at_pe.x) * wafer.block;
-        var out = block + (i0 + wafer.w) * wafer.stride + j0 + wafer.w;
-        let cols = min(BLOCK_COLS, n - j0);
-        for (var i = i0; i < min(i0 + FUSED_ROWS, n); i++) {
+        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.y); oy++) {
             k += width;
             let above = tile_window(k + width);
             let fresh = update_block(params, below, mid, above);
-            let o = out;
-            if cols == BLOCK_COLS {
-                y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
-                y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
-            } else {
-                for (var col = 0u; col < cols; col++) {
-                    y[o + col] = fresh[col];
-                }
-            }
-            out += wafer.stride;
+            let o = py * pe_row + i * wafer.stride;
+            y[o + at.c0] = fresh[0];
+            y[select(trash, o + at.c1, cols > 1u)] = fresh[1];
+            y[select(trash, o + at.c2, cols > 2u)] = fresh[2];
+            y[select(trash, o + at.c3, cols > 3u)] = fresh[3];
+            y[select(trash, o + at.c4, cols > 4u)] = fresh[4];
+            y[select(trash, o + at.c5, cols > 5u)] = fresh[5];
+            y[select(trash, o + at.c6, cols > 6u)] = fresh[6];
+            y[select(trash, o + at.c7, cols > 7u)] = fresh[7];
+            i += 1u;
+            let next_pe = i == n;
+            py = select(py, py + 1u, next_pe);
+            i = select(i, 0u, next_pe);
             below = mid;
             mid = above;
         }
