@@ -574,8 +574,8 @@ pub struct RunArgs {
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
     /// faster emulated engine (auto: time blocks of 9 steps on the CPU backend for every
-    /// kernel, of 5 on a GPU with the fused engine for heat5 and heat9 at n <= 4 only, and
-    /// whenever --time-block is given; the explicit wafer otherwise)
+    /// kernel, of 5 on a GPU with the fused engine for single-stage kernels (heat5, heat9)
+    /// at n <= 4 only, and whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",
@@ -617,8 +617,7 @@ pub struct ClusterArgs {
     pub link_timeout: f64,
     /// Steps per time block (the fused engine on a GPU, or the CPU backend): the PEs clear
     /// of the bands along the wafer's left and low edges (whose points read the links)
-    /// advance this many steps at once (odd; 1: none; every kernel on the CPU, heat5 and
-    /// heat9 on a GPU)
+    /// advance this many steps at once (odd; 1: none; every kernel)
     #[arg(long, default_value_t = 1)]
     pub time_block: u32,
 }

@@ -169,9 +169,64 @@ pub fn copy_run(to: &mut [f32], from: &[f32]) {
     }
 }
 
+/// `rows` runs of `len` values, `from_stride` apart in `from`, into runs `to_stride` apart in
+/// `to` (one PE's block of a span): runs of a common `n` as fixed-size arrays, so that each is
+/// a register move or two with no loop.
+pub fn copy_runs(
+    (to, to_stride): (&mut [f32], usize),
+    (from, from_stride): (&[f32], usize),
+    (rows, len): (usize, usize),
+) {
+    fn fixed<const L: usize>(to: &mut [f32], ts: usize, from: &[f32], fs: usize) {
+        for (to, from) in to.chunks_mut(ts).zip(from.chunks(fs)) {
+            to[..L].copy_from_slice(&from[..L]);
+        }
+    }
+    if rows == 0 {
+        return;
+    }
+    let to = &mut to[..(rows - 1) * to_stride + len];
+    let from = &from[..(rows - 1) * from_stride + len];
+    match len {
+        4 => fixed::<4>(to, to_stride, from, from_stride),
+        8 => fixed::<8>(to, to_stride, from, from_stride),
+        16 => fixed::<16>(to, to_stride, from, from_stride),
+        _ => {
+            for (to, from) in to.chunks_mut(to_stride).zip(from.chunks(from_stride)) {
+                copy_run(&mut to[..len], from);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_runs_copies_each_run_and_nothing_else() {
+        let from: Vec<f32> = (0..400).map(|v| v as f32).collect();
+        for len in [1, 3, 4, 7, 8, 9, 16, 17] {
+            for rows in [0, 1, 5] {
+                let (fs, ts) = (len + 3, len + 6);
+                let mut to = vec![-1.0; 200];
+                copy_runs((&mut to[2..], ts), (&from[5..], fs), (rows, len));
+                for (k, v) in to.iter().enumerate() {
+                    let (r, c) = (
+                        (k as isize - 2).div_euclid(ts as isize),
+                        (k as isize - 2).rem_euclid(ts as isize),
+                    );
+                    let inside = k >= 2 && (r as usize) < rows && (c as usize) < len;
+                    let expected = if inside {
+                        (5 + r as usize * fs + c as usize) as f32
+                    } else {
+                        -1.0
+                    };
+                    assert_eq!(*v, expected, "len {len}, rows {rows}, cell {k}");
+                }
+            }
+        }
+    }
     use crate::field::InitialCondition;
     use crate::wafer::WaferGeometry;
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::{chunks_out, stage_block, Sram};
 use crate::blocking::{self, strip_cells, strip_index};
-use crate::cluster::package::copy_run;
+use crate::cluster::package::copy_runs;
 use crate::cluster::ClusterGeometry;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::Problem;
@@ -185,9 +185,14 @@ impl Span<'_> {
     ) -> Vec<(usize, f32)> {
         let (tw, th) = self.dims();
         let (fields, stages) = (self.blocks.fields, kernel.spec().stages.len());
+        let stride = self.c.wafer.stride() as usize;
         for (tile, plane) in tiles.iter_mut().zip(cur) {
-            self.copy_rows(self.corner(), (tw, th), |sram, (r, x), len| {
-                copy_run(&mut tile[r * tw + x..][..len], &plane[sram..]);
+            self.copy_rows(self.corner(), (tw, th), |sram, (r, x), runs| {
+                copy_runs(
+                    (&mut tile[r * tw + x..], tw),
+                    (&plane[sram..], stride),
+                    runs,
+                );
             });
         }
         let remaps = self.blocks.remaps as usize;
@@ -203,9 +208,13 @@ impl Span<'_> {
         let size = (self.size.x as usize, self.size.y as usize);
         for (f, rows) in rows[..fields].iter_mut().enumerate() {
             let tile = &tiles[last * fields + f];
-            self.copy_rows(self.origin, size, |sram, (r, x), len| {
+            self.copy_rows(self.origin, size, |sram, (r, x), runs| {
                 let from = (r + reach) * tw + x + reach;
-                copy_run(&mut rows[sram - offset..][..len], &tile[from..]);
+                copy_runs(
+                    (&mut rows[sram - offset..], stride),
+                    (&tile[from..], tw),
+                    runs,
+                );
             });
         }
         kept
@@ -296,14 +305,14 @@ impl Span<'_> {
         kept
     }
 
-    /// Calls `copy(sram cell, (row, column), len)` for the `size` points from frame point
-    /// `from` (rows and columns counted from it), a run of one PE's row at a time, PE by PE
-    /// (each PE's block is contiguous in SRAM).
+    /// Calls `copy(sram cell, (row, column), (rows, len))` for the `size` points from frame
+    /// point `from` (rows and columns counted from it), PE by PE: `rows` runs of `len` points
+    /// of one PE's block (contiguous in SRAM, `stride` apart), from its cell `sram`.
     fn copy_rows(
         &self,
         from: UVec2,
         (sx, sy): (usize, usize),
-        mut copy: impl FnMut(usize, (usize, usize), usize),
+        mut copy: impl FnMut(usize, (usize, usize), (usize, usize)),
     ) {
         let g = self.c.wafer;
         let (n, w, stride, block) = (
@@ -321,9 +330,7 @@ impl Span<'_> {
                 let run = (n - x % n).min(x0 + sx - x);
                 let pe = y / n * g.pes_x as usize + x / n;
                 let cell = pe * block + (y % n + w) * stride + x % n + w;
-                for i in 0..rows {
-                    copy(cell + i * stride, (y - y0 + i, x - x0), run);
-                }
+                copy(cell, (y - y0, x - x0), (rows, run));
                 x += run;
             }
             y += rows;
