@@ -3,8 +3,6 @@
 // reads its window through `cur` (the state after remap j - 1) and `base` (the step's start),
 // both in the tiles, and writes every field of the point.
 
-const PITCH_SPARE: u32 = 0u;
-
 // The window's lower-left tile value (field 0) in the remapped state and at the step's start.
 var<private> cur_at: u32;
 var<private> base_at: u32;
@@ -27,9 +25,12 @@ fn advance(s: Span, lid: u32, j: u32) {
     let start = slot_tile(j - 1u - stage);
     let dst = slot_tile(j);
     tile_pitch = s.pitch;
-    let origin = tile_origin(s, j);
     let cols = select(0u, s.dims.x - lo, s.dims.x > lo);
     let rows = select(0u, s.dims.y - lo, s.dims.y > lo);
+    if rows * cols == 0u {
+        return;
+    }
+    let origin = tile_origin(s, j);
     for (var c = lid; c < rows * cols; c += WORKGROUP) {
         let r = c / cols;
         let t = vec2<u32>(lo + c - r * cols, lo + r);

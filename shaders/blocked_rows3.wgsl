@@ -2,9 +2,7 @@
 // The time block's remap of a Rows3 stage (shaders/fused_blocked.wgsl): one invocation at a
 // time per BLOCK_COLS columns of ROWS tile rows runs the kernel's `update_block` on three
 // rows of the tile, as every other Rows3 driver does. Tile rows have room for a whole block
-// of columns past the tile's width.
-
-const PITCH_SPARE: u32 = BLOCK_COLS - 1u;
+// of columns past the tile's width (PITCH_SPARE, composed in).
 
 // Tile values k .. k + BLOCK_COLS + 1.
 fn window(k: u32) -> Window {

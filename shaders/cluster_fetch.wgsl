@@ -1,4 +1,4 @@
-// import links wafer_clock
+// import links
 // What sendrecv and the fused engine share: the remapped state `x` (its owned cells read, its
 // comm layers written), the incoming links, and `fetch`, the value of any frame point a PE's
 // window reaches.

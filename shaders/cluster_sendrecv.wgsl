@@ -1,4 +1,4 @@
-// import fetch
+// import fetch wafer_clock
 // Table 3's sendrecv on every PE of the dispatch's wafers: each comm-layer cell of every state
 // field receives the grid point with the same frame coordinate (`fetch`). Points on the same
 // wafer come from its owned cells (to the left and/or below, possibly several PEs away when

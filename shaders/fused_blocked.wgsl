@@ -5,7 +5,7 @@
 // SPAN_X x SPAN_Y points needs only the TIME_BLOCK * w points to its left and below, at the
 // block's first state: the workgroup reads every field of them with the span into workgroup
 // memory and computes there, the valid part shrinking by w from the low sides each remap. The
-// state after remap j lies in tile slot j % SLOTS; the slots rotate like the SRAM's
+// state after remap j lies in tile slot j % (stages + 1); the slots rotate like the SRAM's
 // (src/wafer.rs StageSlots), so a later stage reads the step's start as `base`. `advance`
 // (blocked_rows3.wgsl or blocked_point.wgsl, composed in with the kernel) computes one remap
 // with the same stage code as every other engine. The span after the last remap goes to
@@ -24,7 +24,7 @@ var<workgroup> tiles: array<f32, TILE_PLANES * TILE_VALUES + TILE_SLACK>;
 
 // One workgroup's span: its wafer (device-local; no points when past the dispatch), its
 // first point, its points, its tile's width and height (the span and the reach), and the
-// distance between tile rows (PITCH_SPARE past the last column, from the driver).
+// distance between tile rows (PITCH_SPARE past the last column, composed in for the driver).
 struct Span {
     local: u32,
     origin: vec2<u32>,
@@ -59,8 +59,8 @@ fn slot_tile(remap: u32) -> u32 {
 // The global point of tile point (0, 0) of span `s` after remap j of the block (the wafer's
 // clock has counted the block's first remap), less than nx + W and ny + H.
 fn tile_origin(s: Span, j: u32) -> vec2<u32> {
-    let after = clock_after(wafer_ids[s.local], clock[s.local].x + j - 1u);
-    return after.yz + s.origin - vec2<u32>(TIME_BLOCK * wafer.w);
+    let moved = clock_after(wafer_ids[s.local], clock[s.local].x + j - 1u);
+    return moved.yz + s.origin - vec2<u32>(TIME_BLOCK * wafer.w);
 }
 
 // Copies every field between the SRAM and the tiles from `t` over the `size` points from

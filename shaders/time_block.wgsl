@@ -1,8 +1,8 @@
 // import links
-// Temporal blocking's history: a time block of TIME_BLOCK steps computes its region (the
-// wafer's PEs right of and above the bands that read the links) in one dispatch, so the SRAM
-// holds that region's inner states nowhere. The packages of those states still leave one per
-// step: the blocked dispatch keeps the region's part of the top and right strips (frame rows
+// Temporal blocking's history: a time block of TIME_BLOCK remaps (K steps of the kernel's
+// stages) computes its region (the wafer's PEs right of and above the bands that read the
+// links) in one dispatch, so the SRAM holds that region's inner states nowhere. The packages
+// of those states still leave one per remap: the blocked dispatch keeps the region's part of the top and right strips (frame rows
 // [H-w, H) and columns [W-w, W)) of every inner state j in [1, TIME_BLOCK) in `history`, where
 // the packing reads them. Per device-local wafer, field and j: the top strip (w rows of W
 // cells), then the right strip (H rows of w cells); the corner belongs to the top strip.

@@ -128,7 +128,7 @@ impl EngineKind {
     /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU with the fused engine for
     /// single-stage kernels at `n <= AUTO_FUSED_MAX_N` only (heat on lavapipe: 5 to 6.5x the
     /// explicit wafer at n = 2, even at n = 8, behind it above; shallow water, whose nine
-    /// tiles leave spans of about 20 points, ran 0.5 to 1.15x), on the CPU for every kernel
+    /// tiles leave spans of 12 to 24 points a side, ran 0.5 to 1.15x), on the CPU for every kernel
     /// at every `n` (1.7 to 8x); time blocks whenever they are asked for; the explicit wafer
     /// otherwise.
     /// Other kinds stand for themselves.

@@ -170,8 +170,8 @@ pub fn copy_run(to: &mut [f32], from: &[f32]) {
 }
 
 /// `rows` runs of `len` values, `from_stride` apart in `from`, into runs `to_stride` apart in
-/// `to` (one PE's block of a span): runs of a common `n` as fixed-size arrays, so that each is
-/// a register move or two with no loop.
+/// `to` (one PE's block of a span; both strides at least `len`): runs of a common `n` as
+/// fixed-size arrays, so that each is a register move or two with no loop.
 pub fn copy_runs(
     (to, to_stride): (&mut [f32], usize),
     (from, from_stride): (&[f32], usize),
@@ -182,6 +182,7 @@ pub fn copy_runs(
             to[..L].copy_from_slice(&from[..L]);
         }
     }
+    debug_assert!(to_stride >= len && from_stride >= len);
     if rows == 0 {
         return;
     }

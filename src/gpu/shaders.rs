@@ -130,11 +130,11 @@ pub fn cluster_sendrecv() -> String {
     compose(library("cluster_sendrecv"), None)
 }
 
-/// Packing the packages into the links, with time blocks of `time_block` steps; of an inner
+/// Packing the packages into the links, with time blocks of `remaps` remaps; of an inner
 /// state of a block (its blocked region from the history) when `inner`.
-pub fn cluster_pack(time_block: u32, inner: bool) -> String {
+pub fn cluster_pack(remaps: u32, inner: bool) -> String {
     let consts =
-        format!("const TIME_BLOCK: u32 = {time_block}u;\nconst FROM_HISTORY: bool = {inner};\n");
+        format!("const TIME_BLOCK: u32 = {remaps}u;\nconst FROM_HISTORY: bool = {inner};\n");
     compose(library("cluster_pack"), Some(&consts))
 }
 
@@ -201,13 +201,14 @@ pub fn wafer_fused(
 /// function of each remap of a step.
 pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages) -> String {
     let mut kernel = format!(
-        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\n",
+        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\nconst PITCH_SPARE: u32 = {}u;\n",
         spec.wgsl,
         plan.span.x,
         plan.span.y,
         crate::blocking::remaps(spec, plan.steps),
         plan.tile_values,
         TimeBlock::planes(spec),
+        TimeBlock::pitch_spare(spec),
     );
     let driver = match spec.stages[0].driver {
         Driver::Rows3 => "blocked_rows3",

@@ -72,6 +72,14 @@ impl TimeBlock {
         steps: u32,
         cap: u32,
     ) -> std::result::Result<Self, String> {
+        let driver = spec.stages[0].driver;
+        let one_driver = spec.stages.iter().all(|s| s.driver == driver);
+        if !one_driver || (driver == Driver::Rows3 && spec.stages.len() > 1) {
+            return Err(format!(
+                "the GPU blocks kernels whose stages share one driver, and Rows3 kernels of one stage, not {}",
+                spec.name
+            ));
+        }
         let band = blocking::link_band(spec, g, steps)?;
         let reach = blocking::remaps(spec, steps) * g.w();
         let region = glam::UVec2::new(g.pes_x - band, g.pes_y - band) * g.n;
@@ -101,8 +109,8 @@ impl TimeBlock {
     }
 
     /// Values past a tile row's last column: a Rows3 driver writes whole blocks of columns
-    /// (`PITCH_SPARE` in `shaders/blocked_rows3.wgsl` and `blocked_point.wgsl`).
-    fn pitch_spare(spec: &KernelSpec) -> u32 {
+    /// (`PITCH_SPARE`, composed into `shaders/fused_blocked.wgsl`).
+    pub fn pitch_spare(spec: &KernelSpec) -> u32 {
         match spec.stages[0].driver {
             Driver::Rows3 => BLOCK_COLS - 1,
             Driver::Point => 0,
@@ -182,8 +190,8 @@ const LOW_LINK_BAND: usize = 5;
 const BLOCKED: usize = 6;
 const RECTS: u64 = 7;
 
-/// The time blocking in use: its plan, the dispatch of a block's blocked region, and the
-/// packing of its inner states.
+/// The time blocking in use: remaps per block, the dispatch of a block's blocked region, and
+/// the packing of its inner states.
 struct Blocking {
     remaps: u64,
     region: Kernel,
@@ -213,7 +221,7 @@ pub struct Shard {
     /// Which engine that is, in words.
     engine: String,
     /// Dispatch entries: `(range, rectangle, state mod period)`, `dispatch_stride` bytes
-    /// apart; the period is a multiple of `2 ring` and of the steps of a time block.
+    /// apart; the period is a multiple of `2 ring` and of the remaps of a time block.
     dispatch_stride: u64,
     period: u64,
     rects: [[u32; 4]; 7],
