@@ -368,7 +368,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
         ((3, 1), (13, 9), 3, 5, (2, 1)),
         ((2, 1), (23, 5), 16, 7, (1, 1)),
         ((1, 1), (11, 40), 1, 3, (0, 1)),
-        ((1, 1), (9, 150), 1, 3, (0, 1)),
+        ((1, 1), (9, 300), 1, 3, (0, 1)),
     ];
     for kernel in KernelKind::ALL {
         for (wafers, pes, n, steps, (delay, capacity)) in cases {
