@@ -26,12 +26,6 @@ struct Columns {
     c0: u32, c1: u32, c2: u32, c3: u32, c4: u32, c5: u32, c6: u32, c7: u32,
 }
 
-// The column right of `c` (SRAM cell, column within its PE).
-fn step_column(c: vec2<u32>) -> vec2<u32> {
-    let next_pe = c.y + 1u == wafer.n;
-    return select(c + vec2<u32>(1u), vec2<u32>(c.x + wafer.block - wafer.n + 1u, 0u), next_pe);
-}
-
 fn columns(first: vec2<u32>) -> Columns {
     let c1 = step_column(first);
     let c2 = step_column(c1);

@@ -39,45 +39,85 @@ fn tile_index(b: PeBlock, f: u32, tx: u32, ty: u32) -> u32 {
     return (f * b.size.y + ty) * b.size.x + tx;
 }
 
-// Every field's tile, read cooperatively: one invocation at a time per run of a tile row,
-// the w halo columns (through `fetch`) or the n owned columns of one of the block's PEs
-// (one contiguous row of its SRAM block, or of the up package below the wafer). Nothing for
-// a block past the dispatch.
+// Owned columns one invocation reads into a tile row (8: `load_run`).
+const LOAD_RUN: u32 = 8u;
+
+// The owned cell right of `c` (SRAM cell, column within its PE): the next PE's first after
+// column n - 1.
+fn step_column(c: vec2<u32>) -> vec2<u32> {
+    let next_pe = c.y + 1u == wafer.n;
+    return select(c + vec2<u32>(1u), vec2<u32>(c.x + wafer.block - wafer.n + 1u, 0u), next_pe);
+}
+
+// LOAD_RUN owned cells along a row from `c0` into the tile from `at`, the first `count` of
+// them: straight-line and branch-free, the others read again from `c0` into the tile's last
+// slack value (lavapipe crashes on these accesses under a branch or in a loop).
+fn load_run(c0: vec2<u32>, at: u32, count: u32) {
+    let trash = TILE_CAP + TILE_SLACK - 1u;
+    let c1 = step_column(c0);
+    let c2 = step_column(c1);
+    let c3 = step_column(c2);
+    let c4 = step_column(c3);
+    let c5 = step_column(c4);
+    let c6 = step_column(c5);
+    let c7 = step_column(c6);
+    tile[at] = x[c0.x];
+    tile[select(trash, at + 1u, count > 1u)] = x[select(c0.x, c1.x, count > 1u)];
+    tile[select(trash, at + 2u, count > 2u)] = x[select(c0.x, c2.x, count > 2u)];
+    tile[select(trash, at + 3u, count > 3u)] = x[select(c0.x, c3.x, count > 3u)];
+    tile[select(trash, at + 4u, count > 4u)] = x[select(c0.x, c4.x, count > 4u)];
+    tile[select(trash, at + 5u, count > 5u)] = x[select(c0.x, c5.x, count > 5u)];
+    tile[select(trash, at + 6u, count > 6u)] = x[select(c0.x, c6.x, count > 6u)];
+    tile[select(trash, at + 7u, count > 7u)] = x[select(c0.x, c7.x, count > 7u)];
+}
+
+// Every field's tile, read cooperatively. First one invocation at a time per tile row's w
+// halo columns (through `fetch`) and per PE's run of a row below the wafer (the up
+// package); then per LOAD_RUN owned columns of a row on the wafer, along one row of the
+// block's PEs' SRAM blocks. Nothing for a block past the dispatch.
 fn load_tile(b: PeBlock, lid: u32) {
     if b.local >= dispatch.first + dispatch.count {
         return;
     }
     let n = wafer.n;
     let w = wafer.w;
-    let runs = b.pes.x + 1u;
-    let per_field = b.size.y * runs;
     let origin = vec2<i32>(b.pe0 * n) - i32(w);
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
-        let f = c / per_field;
-        let r = c - f * per_field;
-        let ty = r / runs;
-        let run = r - ty * runs;
-        let fy = origin.y + i32(ty);
-        let row = tile_index(b, f, 0u, ty);
-        if run == 0u {
+    // Tile rows below the wafer (w at the wafer's low edge, else none).
+    let below_rows = u32(max(-origin.y, 0));
+    let runs = b.pes.x + 1u;
+    let edge = b.size.y + below_rows * b.pes.x;
+    for (var c = lid; c < edge * cluster.fields; c += WORKGROUP) {
+        let f = c / edge;
+        let r = c - f * edge;
+        if r < b.size.y {
+            let row = tile_index(b, f, 0u, r);
             for (var tx = 0u; tx < w; tx++) {
-                tile[row + tx] = fetch(b.local, f, origin.x + i32(tx), fy);
+                tile[row + tx] = fetch(b.local, f, origin.x + i32(tx), origin.y + i32(r));
             }
             continue;
         }
-        let tx = w + (run - 1u) * n;
-        let fx = origin.x + i32(tx);
-        if fy >= 0 {
-            let at = owned_index(b.local, u32(fx), u32(fy)) + f * wafer.plane;
-            for (var j = 0u; j < n; j++) {
-                tile[row + tx + j] = x[at + j];
-            }
-        } else {
-            let at = slot_base(below(wafer_ids[b.local]), cluster.up_cells, f) + u32(fy + i32(w)) * cluster.width + u32(fx);
-            for (var j = 0u; j < n; j++) {
-                tile[row + tx + j] = up_links[at + j];
-            }
+        let m = r - b.size.y;
+        let ty = m / b.pes.x;
+        let tx = w + (m - ty * b.pes.x) * n;
+        let row = tile_index(b, f, 0u, ty);
+        let at = slot_base(below(wafer_ids[b.local]), cluster.up_cells, f) + (u32(origin.y + i32(ty)) + w) * cluster.width + u32(origin.x) + tx;
+        for (var j = 0u; j < n; j++) {
+            tile[row + tx + j] = up_links[at + j];
         }
+    }
+    let owned_x = b.pes.x * n;
+    let segs = (owned_x + LOAD_RUN - 1u) / LOAD_RUN;
+    let per_field = (b.size.y - below_rows) * segs;
+    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+        let f = c / per_field;
+        let r = c - f * per_field;
+        let k = r / segs;
+        let seg = r - k * segs;
+        let ty = below_rows + k;
+        let x0 = seg * LOAD_RUN;
+        let fx = b.pe0.x * n + x0;
+        let cell = owned_index(b.local, fx, u32(origin.y + i32(ty))) + f * wafer.plane;
+        load_run(vec2<u32>(cell, fx % n), tile_index(b, f, w + x0, ty), owned_x - x0);
     }
 }
 
