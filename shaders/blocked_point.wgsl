@@ -1,7 +1,7 @@
 // The time block's remap of a Point stage (shaders/fused_blocked.wgsl): one invocation at a
 // time per tile point runs the stage function of remap j (`blocked_stage`, composed in), which
 // reads its window through `cur` (the state after remap j - 1) and `base` (the step's start),
-// both in the tiles, and writes every field of the point.
+// both in the tile, and writes every field of the point.
 
 // The window's lower-left tile value (field 0) in the remapped state and at the step's start.
 var<private> cur_at: u32;
@@ -9,11 +9,11 @@ var<private> base_at: u32;
 var<private> tile_pitch: u32;
 
 fn cur(f: u32, dx: u32, dy: u32) -> f32 {
-    return tiles[cur_at + f * TILE_VALUES + dy * tile_pitch + dx];
+    return tile[cur_at + f * TILE_VALUES + dy * tile_pitch + dx];
 }
 
 fn base(f: u32, dx: u32, dy: u32) -> f32 {
-    return tiles[base_at + f * TILE_VALUES + dy * tile_pitch + dx];
+    return tile[base_at + f * TILE_VALUES + dy * tile_pitch + dx];
 }
 
 // Remap `j` of the block: every point of the tile at least j * w from its low sides.
@@ -42,7 +42,7 @@ fn advance(s: Span, lid: u32, j: u32) {
         let fresh = blocked_stage(stage, at);
         let out = dst + t.y * s.pitch + t.x;
         for (var f = 0u; f < FIELDS; f++) {
-            tiles[out + f * TILE_VALUES] = fresh[f];
+            tile[out + f * TILE_VALUES] = fresh[f];
         }
     }
 }

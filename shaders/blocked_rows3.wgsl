@@ -6,8 +6,8 @@
 
 // Tile values k .. k + BLOCK_COLS + 1.
 fn window(k: u32) -> Window {
-    return Window(tiles[k], tiles[k + 1u], tiles[k + 2u], tiles[k + 3u], tiles[k + 4u],
-        tiles[k + 5u], tiles[k + 6u], tiles[k + 7u], tiles[k + 8u], tiles[k + 9u]);
+    return Window(tile[k], tile[k + 1u], tile[k + 2u], tile[k + 3u], tile[k + 4u],
+        tile[k + 5u], tile[k + 6u], tile[k + 7u], tile[k + 8u], tile[k + 9u]);
 }
 
 // Rows one invocation walks with its rolling window of three rows.
@@ -36,8 +36,8 @@ fn advance(s: Span, lid: u32, j: u32) {
             let above = window(k + width);
             // Whole blocks: columns past the tile's width land in the row's spare room.
             let fresh = update_block(params, below, mid, above);
-            tiles[o] = fresh[0]; tiles[o + 1u] = fresh[1]; tiles[o + 2u] = fresh[2]; tiles[o + 3u] = fresh[3];
-            tiles[o + 4u] = fresh[4]; tiles[o + 5u] = fresh[5]; tiles[o + 6u] = fresh[6]; tiles[o + 7u] = fresh[7];
+            tile[o] = fresh[0]; tile[o + 1u] = fresh[1]; tile[o + 2u] = fresh[2]; tile[o + 3u] = fresh[3];
+            tile[o + 4u] = fresh[4]; tile[o + 5u] = fresh[5]; tile[o + 6u] = fresh[6]; tile[o + 7u] = fresh[7];
             o += width;
             below = mid;
             mid = above;

@@ -1,4 +1,4 @@
-// import links time_block wafer_clock kernel
+// import links time_block wafer_clock tile_runs kernel
 // The fused engine's temporal blocking: one dispatch advances the dispatch's region (its PE
 // rectangle, the wafer's PEs clear of the bands that read the links) TIME_BLOCK remaps, the
 // K steps of a block of the kernel's stages. Data only moves right and up, so a span of
@@ -20,7 +20,8 @@
 
 // Every slot's tile of every field (TILE_VALUES each, TILE_PLANES of them; composed in) and
 // what a Rows3 window may read past the last.
-var<workgroup> tiles: array<f32, TILE_PLANES * TILE_VALUES + TILE_SLACK>;
+const TILE_LEN: u32 = TILE_PLANES * TILE_VALUES + TILE_SLACK;
+var<workgroup> tile: array<f32, TILE_LEN>;
 
 // One workgroup's span: its wafer (device-local; no points when past the dispatch), its
 // first point, its points, its tile's width and height (the span and the reach), and the
@@ -63,34 +64,47 @@ fn tile_origin(s: Span, j: u32) -> vec2<u32> {
     return moved.yz + s.origin - vec2<u32>(TIME_BLOCK * wafer.w);
 }
 
-// Copies every field between the SRAM and the tiles from `t` over the `size` points from
-// frame point `origin` (tile point `at`): one invocation per run of a row inside one PE.
-// `load` reads the SRAM (`x`), else the tiles are written to `next`.
-fn copy_rows(s: Span, lid: u32, origin: vec2<u32>, size: vec2<u32>, t: u32, at: vec2<u32>, load: bool) {
+// Every field of the span with its reach into slot 0 of the tiles, LOAD_RUN columns at a
+// time along rows of PEs (the region lies clear of the links, so all of it is owned cells).
+fn load_span(s: Span, lid: u32) {
+    let origin = s.origin - vec2<u32>(TIME_BLOCK * wafer.w);
+    let segs = (s.dims.x + LOAD_RUN - 1u) / LOAD_RUN;
+    let per_field = s.dims.y * segs;
+    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+        let f = c / per_field;
+        let m = c - f * per_field;
+        let r = m / segs;
+        let x0 = (m - r * segs) * LOAD_RUN;
+        let fx = origin.x + x0;
+        let cell = owned_index(s.local, fx, origin.y + r) + f * wafer.plane;
+        load_run(vec2<u32>(cell, fx % wafer.n), f * TILE_VALUES + r * s.pitch + x0, s.dims.x - x0);
+    }
+}
+
+// Every field of the span from the tiles from `t` to `next`: one invocation per run of a row
+// inside one PE.
+fn store_span(s: Span, lid: u32, t: u32) {
     let n = wafer.n;
-    let first_pe = origin.x / n;
-    let runs = select(0u, (origin.x + size.x - 1u) / n - first_pe + 1u, size.x > 0u);
-    let per_field = size.y * runs;
+    let reach = TIME_BLOCK * wafer.w;
+    let first_pe = s.origin.x / n;
+    let runs = select(0u, (s.origin.x + s.size.x - 1u) / n - first_pe + 1u, s.size.x > 0u);
+    let per_field = s.size.y * runs;
     for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
         let f = c / per_field;
         let m = c - f * per_field;
         let r = m / runs;
         let pe = first_pe + m - r * runs;
-        let fx0 = max(pe * n, origin.x);
-        let fx1 = min(pe * n + n, origin.x + size.x);
-        let sram = owned_index(s.local, fx0, origin.y + r) + f * wafer.plane;
-        let tile = t + f * TILE_VALUES + (at.y + r) * s.pitch + at.x + fx0 - origin.x;
+        let fx0 = max(pe * n, s.origin.x);
+        let fx1 = min(pe * n + n, s.origin.x + s.size.x);
+        let sram = owned_index(s.local, fx0, s.origin.y + r) + f * wafer.plane;
+        let src = t + f * TILE_VALUES + (reach + r) * s.pitch + reach + fx0 - s.origin.x;
         for (var j = 0u; j < fx1 - fx0; j++) {
-            if load {
-                tiles[tile + j] = x[sram + j];
-            } else {
-                next[sram + j] = tiles[tile + j];
-            }
+            next[sram + j] = tile[src + j];
         }
     }
 }
 
-// The span's points of the wafer's top and right strips in the tiles from `t`, every field,
+// The span's points of the wafer's top and right strips in the tile from `t`, every field,
 // as inner state j.
 fn keep_strips(s: Span, lid: u32, j: u32, t: u32) {
     let w = wafer.w;
@@ -117,15 +131,14 @@ fn keep_strips(s: Span, lid: u32, j: u32, t: u32) {
             p = vec2<u32>(s.size.x - right + k - r * right, r);
         }
         let at = history_index(s.local, f, j, s.origin.x + p.x, s.origin.y + p.y, cluster.fields, width, height);
-        history[at] = tiles[t + f * TILE_VALUES + (p.y + reach) * s.pitch + p.x + reach];
+        history[at] = tile[t + f * TILE_VALUES + (p.y + reach) * s.pitch + p.x + reach];
     }
 }
 
 @compute @workgroup_size(64)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = span_of(wid.x + wid.y * groups.x);
-    let reach = TIME_BLOCK * wafer.w;
-    copy_rows(s, lid, s.origin - vec2<u32>(reach), s.dims, 0u, vec2<u32>(0u), true);
+    load_span(s, lid);
     workgroupBarrier();
     for (var j = 1u; j <= TIME_BLOCK; j++) {
         advance(s, lid, j);
@@ -134,5 +147,5 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
             keep_strips(s, lid, j, slot_tile(j));
         }
     }
-    copy_rows(s, lid, s.origin, s.size, slot_tile(TIME_BLOCK), vec2<u32>(reach), false);
+    store_span(s, lid, slot_tile(TIME_BLOCK));
 }

@@ -9,11 +9,12 @@ use super::shard::TimeBlock;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 21] = [
+const LIBRARY: [(&str, &str); 22] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
     ("fused_tile", include_str!("../../shaders/fused_tile.wgsl")),
+    ("tile_runs", include_str!("../../shaders/tile_runs.wgsl")),
     (
         "fused_rows3",
         include_str!("../../shaders/fused_rows3.wgsl"),
