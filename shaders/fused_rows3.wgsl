@@ -18,25 +18,6 @@ fn tile_window(k: u32) -> Window {
 // Rows one invocation walks with its rolling window of three tile rows.
 const FUSED_ROWS: u32 = 4u;
 
-// The SRAM cells of one row's BLOCK_COLS columns, relative to the row: from the owned cell of
-// column j0 of its PE, stepping to the next PE's first after column n - 1. Columns past the
-// block's `cols` owned ones go to `trash`, the last spare cell after the SRAM blocks (lavapipe
-// crashes on these stores made conditional).
-struct Columns {
-    c0: u32, c1: u32, c2: u32, c3: u32, c4: u32, c5: u32, c6: u32, c7: u32,
-}
-
-fn columns(first: vec2<u32>) -> Columns {
-    let c1 = step_column(first);
-    let c2 = step_column(c1);
-    let c3 = step_column(c2);
-    let c4 = step_column(c3);
-    let c5 = step_column(c4);
-    let c6 = step_column(c5);
-    let c7 = step_column(c6);
-    return Columns(first.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x);
-}
-
 @compute @workgroup_size(64)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = receive(wid.x + wid.y * groups.x, lid);
@@ -52,6 +33,8 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
     // SRAM cell of the block's owned point (0, 0), and the distance between PE rows.
     let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + w * wafer.stride + w;
     let pe_row = wafer.pes_x * wafer.block;
+    // Columns past the block's owned ones go to the last spare cell after the SRAM blocks
+    // (lavapipe crashes on these stores made conditional).
     let trash = wafer.plane - 1u;
     for (var c = lid; c < row_chunks * col_blocks; c += WORKGROUP) {
         let chunk = c / col_blocks;

@@ -12,24 +12,35 @@ fn step_column(c: vec2<u32>) -> vec2<u32> {
     return select(c + vec2<u32>(1u), vec2<u32>(c.x + wafer.block - wafer.n + 1u, 0u), next_pe);
 }
 
-// LOAD_RUN owned cells along a row from `c0` into the tile from `at`, the first `count` of
-// them: straight-line and branch-free, the others read again from `c0` into the tile's last
-// slack value (lavapipe crashes on these accesses under a branch or in a loop).
-fn load_run(c0: vec2<u32>, at: u32, count: u32) {
-    let trash = TILE_LEN - 1u;
-    let c1 = step_column(c0);
+// The SRAM cells of 8 owned columns along a row from `first` (cell, column in its PE),
+// stepping to the next PE's first after column n - 1.
+struct Columns {
+    c0: u32, c1: u32, c2: u32, c3: u32, c4: u32, c5: u32, c6: u32, c7: u32,
+}
+
+fn columns(first: vec2<u32>) -> Columns {
+    let c1 = step_column(first);
     let c2 = step_column(c1);
     let c3 = step_column(c2);
     let c4 = step_column(c3);
     let c5 = step_column(c4);
     let c6 = step_column(c5);
     let c7 = step_column(c6);
-    tile[at] = x[c0.x];
-    tile[select(trash, at + 1u, count > 1u)] = x[select(c0.x, c1.x, count > 1u)];
-    tile[select(trash, at + 2u, count > 2u)] = x[select(c0.x, c2.x, count > 2u)];
-    tile[select(trash, at + 3u, count > 3u)] = x[select(c0.x, c3.x, count > 3u)];
-    tile[select(trash, at + 4u, count > 4u)] = x[select(c0.x, c4.x, count > 4u)];
-    tile[select(trash, at + 5u, count > 5u)] = x[select(c0.x, c5.x, count > 5u)];
-    tile[select(trash, at + 6u, count > 6u)] = x[select(c0.x, c6.x, count > 6u)];
-    tile[select(trash, at + 7u, count > 7u)] = x[select(c0.x, c7.x, count > 7u)];
+    return Columns(first.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x);
+}
+
+// LOAD_RUN owned cells along a row from `first` into the tile from `at`, the first `count`
+// of them: straight-line and branch-free, the others read again from the first cell into the
+// tile's last slack value (lavapipe crashes on these accesses under a branch or in a loop).
+fn load_run(first: vec2<u32>, at: u32, count: u32) {
+    let trash = TILE_LEN - 1u;
+    let c = columns(first);
+    tile[at] = x[c.c0];
+    tile[select(trash, at + 1u, count > 1u)] = x[select(c.c0, c.c1, count > 1u)];
+    tile[select(trash, at + 2u, count > 2u)] = x[select(c.c0, c.c2, count > 2u)];
+    tile[select(trash, at + 3u, count > 3u)] = x[select(c.c0, c.c3, count > 3u)];
+    tile[select(trash, at + 4u, count > 4u)] = x[select(c.c0, c.c4, count > 4u)];
+    tile[select(trash, at + 5u, count > 5u)] = x[select(c.c0, c.c5, count > 5u)];
+    tile[select(trash, at + 6u, count > 6u)] = x[select(c.c0, c.c6, count > 6u)];
+    tile[select(trash, at + 7u, count > 7u)] = x[select(c.c0, c.c7, count > 7u)];
 }
