@@ -1,14 +1,8 @@
-// import rows3_block
+// import tile_rows3
 // The time block's remap of a Rows3 stage (shaders/fused_blocked.wgsl): one invocation at a
 // time per BLOCK_COLS columns of ROWS tile rows runs the kernel's `update_block` on three
 // rows of the tile, as every other Rows3 driver does. Tile rows have room for a whole block
 // of columns past the tile's width (PITCH_SPARE, composed in).
-
-// Tile values k .. k + BLOCK_COLS + 1.
-fn window(k: u32) -> Window {
-    return Window(tile[k], tile[k + 1u], tile[k + 2u], tile[k + 3u], tile[k + 4u],
-        tile[k + 5u], tile[k + 6u], tile[k + 7u], tile[k + 8u], tile[k + 9u]);
-}
 
 // Rows one invocation walks with its rolling window of three rows.
 const ROWS: u32 = 16u;
@@ -28,12 +22,12 @@ fn advance(s: Span, lid: u32, j: u32) {
         let tx = lo + (c - chunk * col_blocks) * BLOCK_COLS;
         let ty0 = lo + chunk * ROWS;
         var k = src + (ty0 - 2u) * width + tx - 2u;
-        var below = window(k);
-        var mid = window(k + width);
+        var below = tile_window(k);
+        var mid = tile_window(k + width);
         var o = dst + ty0 * width + tx;
         for (var ty = ty0; ty < min(ty0 + ROWS, s.dims.y); ty++) {
             k += width;
-            let above = window(k + width);
+            let above = tile_window(k + width);
             // Whole blocks: columns past the tile's width land in the row's spare room.
             let fresh = update_block(params, below, mid, above);
             tile[o] = fresh[0]; tile[o + 1u] = fresh[1]; tile[o + 2u] = fresh[2]; tile[o + 3u] = fresh[3];

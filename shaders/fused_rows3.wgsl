@@ -1,4 +1,4 @@
-// import fused_tile rows3_block kernel
+// import fused_tile tile_rows3 kernel
 // The fused engine for a Rows3 stage: after the tile is in, the block's owned points are one
 // grid in the tile, whatever n is. One invocation at a time per BLOCK_COLS columns of
 // FUSED_ROWS rows of it runs the kernel's `update_block` on three rows of the tile, exactly
@@ -8,12 +8,6 @@
 
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
-
-// Tile values k .. k + BLOCK_COLS + 1 (past a tile row's end, values never stored).
-fn tile_window(k: u32) -> Window {
-    return Window(tile[k], tile[k + 1u], tile[k + 2u], tile[k + 3u], tile[k + 4u], tile[k + 5u],
-        tile[k + 6u], tile[k + 7u], tile[k + 8u], tile[k + 9u]);
-}
 
 // Rows one invocation walks with its rolling window of three tile rows.
 const FUSED_ROWS: u32 = 4u;

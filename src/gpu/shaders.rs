@@ -9,12 +9,13 @@ use super::shard::TimeBlock;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 22] = [
+const LIBRARY: [(&str, &str); 23] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
     ("fused_tile", include_str!("../../shaders/fused_tile.wgsl")),
     ("tile_runs", include_str!("../../shaders/tile_runs.wgsl")),
+    ("tile_rows3", include_str!("../../shaders/tile_rows3.wgsl")),
     (
         "fused_rows3",
         include_str!("../../shaders/fused_rows3.wgsl"),
