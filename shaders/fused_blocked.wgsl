@@ -81,26 +81,32 @@ fn load_span(s: Span, lid: u32) {
     }
 }
 
-// Every field of the span from the tiles from `t` to `next`: one invocation per run of a row
-// inside one PE.
+// Every field of the span from the tiles from `t` to `next`, LOAD_RUN columns at a time
+// along rows of PEs: straight-line, the columns past the span's written to the spare cell
+// after the SRAM blocks (see `load_run`).
 fn store_span(s: Span, lid: u32, t: u32) {
-    let n = wafer.n;
     let reach = TIME_BLOCK * wafer.w;
-    let first_pe = s.origin.x / n;
-    let runs = select(0u, (s.origin.x + s.size.x - 1u) / n - first_pe + 1u, s.size.x > 0u);
-    let per_field = s.size.y * runs;
+    let trash = wafer.plane - 1u;
+    let segs = (s.size.x + LOAD_RUN - 1u) / LOAD_RUN;
+    let per_field = s.size.y * segs;
     for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
         let f = c / per_field;
         let m = c - f * per_field;
-        let r = m / runs;
-        let pe = first_pe + m - r * runs;
-        let fx0 = max(pe * n, s.origin.x);
-        let fx1 = min(pe * n + n, s.origin.x + s.size.x);
-        let sram = owned_index(s.local, fx0, s.origin.y + r) + f * wafer.plane;
-        let src = t + f * TILE_VALUES + (reach + r) * s.pitch + reach + fx0 - s.origin.x;
-        for (var j = 0u; j < fx1 - fx0; j++) {
-            next[sram + j] = tile[src + j];
-        }
+        let r = m / segs;
+        let x0 = (m - r * segs) * LOAD_RUN;
+        let fx = s.origin.x + x0;
+        let first = owned_index(s.local, fx, s.origin.y + r) + f * wafer.plane;
+        let o = columns(vec2<u32>(first, fx % wafer.n));
+        let k = t + f * TILE_VALUES + (reach + r) * s.pitch + reach + x0;
+        let count = s.size.x - x0;
+        next[o.c0] = tile[k];
+        next[select(trash, o.c1, count > 1u)] = tile[k + 1u];
+        next[select(trash, o.c2, count > 2u)] = tile[k + 2u];
+        next[select(trash, o.c3, count > 3u)] = tile[k + 3u];
+        next[select(trash, o.c4, count > 4u)] = tile[k + 4u];
+        next[select(trash, o.c5, count > 5u)] = tile[k + 5u];
+        next[select(trash, o.c6, count > 6u)] = tile[k + 6u];
+        next[select(trash, o.c7, count > 7u)] = tile[k + 7u];
     }
 }
 
