@@ -71,13 +71,8 @@ fn load_span(s: Span, lid: u32) {
     let segs = (s.dims.x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = s.dims.y * segs;
     for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
-        let f = c / per_field;
-        let m = c - f * per_field;
-        let r = m / segs;
-        let x0 = (m - r * segs) * LOAD_RUN;
-        let fx = origin.x + x0;
-        let cell = owned_index(s.local, fx, origin.y + r) + f * wafer.plane;
-        load_run(vec2<u32>(cell, fx % wafer.n), f * TILE_VALUES + r * s.pitch + x0, s.dims.x - x0);
+        let run = run_of(s.local, origin, segs, per_field, c);
+        load_run(run.first, run.f * TILE_VALUES + run.row * s.pitch + run.x0, s.dims.x - run.x0);
     }
 }
 
@@ -90,15 +85,10 @@ fn store_span(s: Span, lid: u32, t: u32) {
     let segs = (s.size.x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = s.size.y * segs;
     for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
-        let f = c / per_field;
-        let m = c - f * per_field;
-        let r = m / segs;
-        let x0 = (m - r * segs) * LOAD_RUN;
-        let fx = s.origin.x + x0;
-        let first = owned_index(s.local, fx, s.origin.y + r) + f * wafer.plane;
-        let o = columns(vec2<u32>(first, fx % wafer.n));
-        let k = t + f * TILE_VALUES + (reach + r) * s.pitch + reach + x0;
-        let count = s.size.x - x0;
+        let run = run_of(s.local, s.origin, segs, per_field, c);
+        let o = columns(run.first);
+        let k = t + run.f * TILE_VALUES + (reach + run.row) * s.pitch + reach + run.x0;
+        let count = s.size.x - run.x0;
         next[o.c0] = tile[k];
         next[select(trash, o.c1, count > 1u)] = tile[k + 1u];
         next[select(trash, o.c2, count > 2u)] = tile[k + 2u];

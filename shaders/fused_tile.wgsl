@@ -53,7 +53,6 @@ fn load_tile(b: PeBlock, lid: u32) {
     let origin = vec2<i32>(b.pe0 * n) - i32(w);
     // Tile rows below the wafer (w at the wafer's low edge, else none).
     let below_rows = u32(max(-origin.y, 0));
-    let runs = b.pes.x + 1u;
     let edge = b.size.y + below_rows * b.pes.x;
     for (var c = lid; c < edge * cluster.fields; c += WORKGROUP) {
         let f = c / edge;
@@ -77,16 +76,10 @@ fn load_tile(b: PeBlock, lid: u32) {
     let owned_x = b.pes.x * n;
     let segs = (owned_x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = (b.size.y - below_rows) * segs;
+    let on_wafer = vec2<u32>(b.pe0.x * n, u32(origin.y + i32(below_rows)));
     for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
-        let f = c / per_field;
-        let r = c - f * per_field;
-        let k = r / segs;
-        let seg = r - k * segs;
-        let ty = below_rows + k;
-        let x0 = seg * LOAD_RUN;
-        let fx = b.pe0.x * n + x0;
-        let cell = owned_index(b.local, fx, u32(origin.y + i32(ty))) + f * wafer.plane;
-        load_run(vec2<u32>(cell, fx % n), tile_index(b, f, w + x0, ty), owned_x - x0);
+        let run = run_of(b.local, on_wafer, segs, per_field, c);
+        load_run(run.first, tile_index(b, run.f, w + run.x0, below_rows + run.row), owned_x - run.x0);
     }
 }
 

@@ -1,9 +1,31 @@
-// What the fused engine's workgroups share to read rows of owned cells into their tile
-// (`tile`, TILE_LEN values, whose last slack value takes reads that are not needed) from the
-// SRAM (`x`), many PEs at a time.
+// import links
+// What the fused engine's workgroups share to move rows of owned cells between the SRAM (`x`)
+// and their tile (`tile`, TILE_LEN values, whose last slack value takes reads that are not
+// needed), LOAD_RUN columns at a time across PEs.
 
-// Owned columns one invocation reads into a tile row (8: `load_run`).
+// Owned columns one invocation moves along a row (8: `columns`, `load_run`).
 const LOAD_RUN: u32 = 8u;
+
+// One invocation's run: its field, its row and first column in the rectangle of owned points
+// being moved, and its first cell (SRAM cell of its field, column within its PE).
+struct Run {
+    f: u32,
+    row: u32,
+    x0: u32,
+    first: vec2<u32>,
+}
+
+// Run `c` over the owned points of wafer `local` from frame point `origin`, `segs` runs per
+// row and `per_field` runs per field, field after field.
+fn run_of(local: u32, origin: vec2<u32>, segs: u32, per_field: u32, c: u32) -> Run {
+    let f = c / per_field;
+    let m = c - f * per_field;
+    let row = m / segs;
+    let x0 = (m - row * segs) * LOAD_RUN;
+    let fx = origin.x + x0;
+    let cell = owned_index(local, fx, origin.y + row) + f * wafer.plane;
+    return Run(f, row, x0, vec2<u32>(cell, fx % wafer.n));
+}
 
 // The owned cell right of `c` (SRAM cell, column within its PE): the next PE's first after
 // column n - 1.
