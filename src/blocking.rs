@@ -11,18 +11,21 @@
 use crate::kernels::KernelSpec;
 use crate::wafer::WaferGeometry;
 
-/// Most steps per time block.
-pub const MAX_TIME_BLOCK: u32 = 9;
-
-/// A multiple of every allowed block (odd, up to [`MAX_TIME_BLOCK`]): runs that advance in
-/// chunks of it keep every block whole, whichever `K` the engine uses.
+/// A multiple of every allowed block: runs that advance in chunks of it keep every block
+/// whole, whichever `K` the engine uses.
 pub const WHOLE_BLOCKS: u64 = 315;
 
-/// Checks a block length: odd and at most [`MAX_TIME_BLOCK`] (1: none).
+/// The allowed steps per time block (1: none): odd, so that the region's result lands in the
+/// SRAM slot of the bands' last remap, and dividing [`WHOLE_BLOCKS`].
+pub const TIME_BLOCKS: [u32; 7] = [1, 3, 5, 7, 9, 15, 21];
+
+/// Checks a block length against [`TIME_BLOCKS`].
 pub fn check_steps(steps: u32) -> Result<(), String> {
-    if steps.is_multiple_of(2) || steps > MAX_TIME_BLOCK {
+    if !TIME_BLOCKS.contains(&steps) {
+        let allowed: Vec<String> = TIME_BLOCKS.iter().map(u32::to_string).collect();
         return Err(format!(
-            "time-block = {steps} is out of range: allowed odd values 1..={MAX_TIME_BLOCK} (1: none)"
+            "time-block = {steps} is out of range: allowed {} (1: none)",
+            allowed.join(", ")
         ));
     }
     Ok(())
@@ -99,18 +102,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_allowed_block_divides_whole_blocks_and_even_ones_are_refused() {
-        for steps in 1..=MAX_TIME_BLOCK + 2 {
-            let allowed = check_steps(steps).is_ok();
-            assert_eq!(
-                allowed,
-                steps % 2 == 1 && steps <= MAX_TIME_BLOCK,
-                "{steps}"
-            );
+    fn every_allowed_block_is_odd_and_divides_whole_blocks_and_others_are_refused() {
+        for steps in TIME_BLOCKS {
+            assert!(check_steps(steps).is_ok(), "{steps}");
             assert!(
-                !allowed || WHOLE_BLOCKS.is_multiple_of(steps as u64),
+                steps % 2 == 1 && WHOLE_BLOCKS.is_multiple_of(steps as u64),
                 "{steps}"
             );
+        }
+        for steps in [0, 2, 4, 11, 13, 17, 35, 315] {
+            let err = check_steps(steps).unwrap_err();
+            assert!(err.contains(&format!("time-block = {steps} ")), "{err}");
+            assert!(err.contains("allowed 1, 3, 5, 7, 9, 15, 21"), "{err}");
         }
     }
 

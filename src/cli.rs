@@ -573,8 +573,8 @@ pub struct RunArgs {
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
-    /// faster emulated engine (auto: time blocks of 9 steps on the CPU backend for every
-    /// kernel, of 5 on a GPU with the fused engine for single-stage kernels (heat5, heat9)
+    /// faster emulated engine (auto: time blocks on the CPU backend for every kernel, of 15
+    /// steps for heat5 and heat9 and of 9 for shallow water, of 5 on a GPU with the fused engine for single-stage kernels (heat5, heat9)
     /// at n <= 4 only, and whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
@@ -617,7 +617,7 @@ pub struct ClusterArgs {
     pub link_timeout: f64,
     /// Steps per time block (the fused engine on a GPU, or the CPU backend): the PEs clear
     /// of the bands along the wafer's left and low edges (whose points read the links)
-    /// advance this many steps at once (odd; 1: none; every kernel)
+    /// advance this many steps at once (1, 3, 5, 7, 9, 15 or 21; 1: none; every kernel)
     #[arg(long, default_value_t = 1)]
     pub time_block: u32,
 }
@@ -742,7 +742,7 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
-    /// Steps per time block of extra rows (odd, 1: none): the GPU's fused engine and the CPU backend, every kernel
+    /// Steps per time block of extra rows (1, 3, 5, 7, 9, 15 or 21; 1: none): the GPU's fused engine and the CPU backend, every kernel
     #[arg(long, default_value_t = 5)]
     pub time_block: u32,
     #[command(flatten)]

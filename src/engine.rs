@@ -125,7 +125,7 @@ impl EngineKind {
 
     /// The engine and placement `auto` stands for on `problem`, on a GPU adapter or (not
     /// `gpu`) the CPU backend, after the measurements in the README (Performance): time blocks
-    /// of [`AUTO_TIME_BLOCK`] steps (GPU, CPU), on the GPU with the fused engine for
+    /// of [`auto_time_block`] steps, on the GPU with the fused engine for
     /// single-stage kernels at `n <= AUTO_FUSED_MAX_N` only (heat on lavapipe: 5 to 6.5x the
     /// explicit wafer at n = 2, even at n = 8, behind it above; shallow water, whose nine
     /// tiles leave spans of 12 to 24 points a side, ran 0.5 to 1.15x), on the CPU for every kernel
@@ -140,7 +140,7 @@ impl EngineKind {
             Self::Auto if blocks => (
                 Self::Fused,
                 Placement {
-                    time_block: AUTO_TIME_BLOCK[!gpu as usize],
+                    time_block: auto_time_block(gpu, problem.spec().stages.len()),
                     ..placement.clone()
                 },
             ),
@@ -153,9 +153,17 @@ impl EngineKind {
 /// Largest `n` at which `auto` picks the fused engine with time blocks.
 pub const AUTO_FUSED_MAX_N: u32 = 4;
 
-/// Steps per time block that `auto` uses on a GPU (the fastest of 3, 5 and 9 on lavapipe)
-/// and on the CPU backend (9 ran 20 % faster than 5 at n = 8 and 128).
-pub const AUTO_TIME_BLOCK: [u32; 2] = [5, 9];
+/// Steps per time block that `auto` uses for a kernel of `stages` stages: on a GPU 5 (the
+/// fastest of 3, 5 and 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at
+/// n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12 alternating pairs, 21 no
+/// faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 % faster than 5).
+pub fn auto_time_block(gpu: bool, stages: usize) -> u32 {
+    match (gpu, stages) {
+        (true, _) => 5,
+        (false, 1) => 15,
+        (false, _) => 9,
+    }
+}
 
 /// The engine of `kind` on the context's adapter (the cluster placed as `placement` says), or
 /// on the CPU without one.

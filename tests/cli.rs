@@ -64,7 +64,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
     assert_rejected(
         &run(&["--engine", "fused", "--time-block", "4"]),
-        &["time-block = 4", "odd values 1..=9"],
+        &["time-block = 4", "allowed 1, 3, 5, 7, 9, 15, 21"],
     );
     let swe = |extra: &[&'static str]| {
         [

@@ -277,10 +277,16 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
 
 /// Time blocks (the fused engine advancing the PEs clear of the link bands several steps per
 /// dispatch) equal the global kernel bit for bit: every kernel (shallow water's two stages
-/// and three fields too), blocks of 3, 5 and 7 steps, n from 1 to 33, odd PE counts, regions
+/// and three fields too), blocks of 3, 5 and 7 steps (and 15 for heat), n from 1 to 33, odd PE counts, regions
 /// cut into several spans, runs that start and end inside a block's span of states, link
 /// delays, capacity-1 links on two devices, wafers split over several buffers. Where no PE
 /// lies clear of the bands, the engine says why and steps one at a time.
+/// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,
+/// stretched for longer blocks so that one lies wholly between two checks.
+fn stretched_checks(steps: u32) -> [u64; 5] {
+    [0, 4, 11, 20, 35].map(|t| t * steps.max(7) as u64 / 7)
+}
+
 #[test]
 fn time_blocks_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
@@ -293,12 +299,18 @@ fn time_blocks_equal_the_global_kernel() {
         ((1, 1), (11, 9), 1, 3, (0, 1), 1, None),
         ((1, 2), (3, 40), 33, 3, (1, 3), 1, Some(1)),
     ];
+    // Blocks of 15 steps: heat only, as shallow water's 30-point reach leaves no span in
+    // lavapipe's workgroup memory.
+    let long = ((1, 1), (23, 19), 2, 15, (1, 2), 1, None);
     let problem = |kernel, wafers, pes, n, seed| match kernel {
         KernelKind::Swe => common::swe_problem(wafers, pes, n, seed),
         heat => common::cluster_problem(heat, wafers, pes, n, seed),
     };
     for kernel in KernelKind::ALL {
-        for (wafers, pes, n, steps, (delay, capacity), devices, per_bank) in cases {
+        let heat = kernel != KernelKind::Swe;
+        for &(wafers, pes, n, steps, (delay, capacity), devices, per_bank) in
+            cases.iter().chain(heat.then_some(&long))
+        {
             let problem = problem(kernel, wafers, pes, n, 5)
                 .with_links(LinkConfig::uniform(delay, capacity))
                 .unwrap();
@@ -321,7 +333,7 @@ fn time_blocks_equal_the_global_kernel() {
                 "{what}"
             );
             let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
-            assert_same_bits(&mut engine, &mut global, &[0, 4, 11, 20, 35], &what);
+            assert_same_bits(&mut engine, &mut global, &stretched_checks(steps), &what);
         }
         // Capacity-1 links, one slower, on two devices: the wafers drift apart, and a block's
         // inner packages wait for room while its region is already done.
@@ -357,7 +369,7 @@ fn time_blocks_equal_the_global_kernel() {
 }
 
 /// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same
-/// link statistics as the CPU cluster without them: every kernel, blocks of 3, 5 and 7
+/// link statistics as the CPU cluster without them: every kernel, blocks of 3, 5, 7 and 21
 /// steps, n from 1 to 16, odd PE counts, regions wider and taller than one span, runs that
 /// start and end inside a block's states, link delays and capacity-1 links, one slower.
 #[test]
@@ -369,6 +381,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
         ((2, 1), (23, 5), 16, 7, (1, 1)),
         ((1, 1), (11, 40), 1, 3, (0, 1)),
         ((1, 1), (9, 300), 1, 3, (0, 1)),
+        ((2, 1), (7, 9), 8, 21, (1, 2)),
     ];
     for kernel in KernelKind::ALL {
         for (wafers, pes, n, steps, (delay, capacity)) in cases {
@@ -396,10 +409,11 @@ fn cpu_time_blocks_equal_the_global_kernel() {
                 what.contains(&format!("time blocks of {steps} steps")),
                 "{what}"
             );
+            let checks = stretched_checks(steps);
             let mut global = CpuGlobal::new(&problem).unwrap();
-            assert_same_bits(&mut blocked, &mut global, &[0, 4, 11, 20, 35], &what);
+            assert_same_bits(&mut blocked, &mut global, &checks, &what);
             let mut plain = CpuCluster::new(&problem).unwrap();
-            for t in [4, 11, 20, 35] {
+            for t in checks {
                 plain.advance(t - plain.step()).unwrap();
             }
             assert_eq!(blocked.link_stats(), plain.link_stats(), "{what}");
@@ -410,7 +424,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
         (
             (9, 9),
             4,
-            "time-block = 4 is out of range: allowed odd values 1..=9",
+            "time-block = 4 is out of range: allowed 1, 3, 5, 7, 9, 15, 21",
         ),
     ] {
         let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), pes, 1, 4);
@@ -435,7 +449,7 @@ fn auto_blocks_what_each_backend_can_block() {
         (heat(2), true, Fused, 5),
         (heat(8), true, Wafer, 1),
         (swe.clone(), true, Wafer, 1),
-        (heat(8), false, Fused, 9),
+        (heat(8), false, Fused, 15),
         (swe, false, Fused, 9),
     ] {
         let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), gpu);
