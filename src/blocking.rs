@@ -31,6 +31,22 @@ pub fn check_steps(steps: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// The allowed block of at most `longest` steps that runs the most steps in blocks when a run
+/// advances `interval` steps at a time (a block runs only inside one `advance`), the longer on
+/// a tie; 1 where none fits.
+pub fn fitting(longest: u32, interval: u64) -> u32 {
+    // Steps in blocks over `WHOLE_BLOCKS` advances, a whole number of periods of both.
+    let blocked = |k: u64| -> u64 {
+        let inside = |m: u64| ((m + 1) * interval / k).saturating_sub((m * interval).div_ceil(k));
+        (0..WHOLE_BLOCKS).map(inside).sum::<u64>() * k
+    };
+    TIME_BLOCKS
+        .into_iter()
+        .filter(|&k| k > 1 && k <= longest && u64::from(k) <= interval)
+        .max_by_key(|&k| (blocked(k.into()), k))
+        .unwrap_or(1)
+}
+
 /// Remaps (stages) in a block of `steps` steps of `spec`.
 pub fn remaps(spec: &KernelSpec, steps: u32) -> u32 {
     steps * spec.stages.len() as u32
@@ -114,6 +130,25 @@ mod tests {
             let err = check_steps(steps).unwrap_err();
             assert!(err.contains(&format!("time-block = {steps} ")), "{err}");
             assert!(err.contains("allowed 1, 3, 5, 7, 9, 15, 21"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_fitting_block_runs_the_most_steps_between_reads() {
+        // interval, longest, block: 10 = 2 x 5 all in blocks (9 would leave 1 of 10 out),
+        // 11 best in blocks of 3 (9 of every 11), 1 and 2 in none, 40 = 8 x 5.
+        for (interval, longest, block) in [
+            (10, 9, 5),
+            (11, 9, 3),
+            (1, 9, 1),
+            (2, 9, 1),
+            (40, 9, 5),
+            (45, 15, 15),
+            (63, 21, 21),
+            (315, 9, 9),
+            (7, 21, 7),
+        ] {
+            assert_eq!(fitting(longest, interval), block, "{interval} {longest}");
         }
     }
 

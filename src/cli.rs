@@ -299,6 +299,18 @@ pub struct TsunamiArgs {
     /// as if it had not stopped
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+    /// What runs: the emulated wafer with Table 3's explicit dispatches (wafer), with fused
+    /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
+    /// CPU backend time blocks of at most 9 steps, the length that runs the most steps in
+    /// blocks between two samples (none when samples come every step or two), on a GPU the
+    /// explicit wafer; time blocks whenever --time-block is given. On one adapter every
+    /// engine writes the same bits
+    #[arg(
+        long = "engine",
+        default_value = "auto",
+        value_name = "auto|wafer|fused|global"
+    )]
+    pub engine_kind: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -400,6 +412,7 @@ impl TsunamiArgs {
             swe,
             problem,
             engine,
+            engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: self.resume.clone().unwrap_or_else(|| self.out.clone()),
             checkpoint_every: match self.checkpoint_every {
                 Some(m) if !(m.is_finite() && m > 0.0 && m <= 1e5) => {

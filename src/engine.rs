@@ -148,6 +148,23 @@ impl EngineKind {
             kind => (kind, placement.clone()),
         }
     }
+
+    /// As [`Self::resolve`], for a run that reads its state every `interval` steps: the time
+    /// blocks `auto` picks are the allowed ones that run the most steps in blocks between two
+    /// reads (a block runs only inside one `advance`), none where none fits.
+    pub fn resolve_within(
+        self,
+        problem: &Problem,
+        placement: &Placement,
+        gpu: bool,
+        interval: u64,
+    ) -> (Self, Placement) {
+        let (kind, mut resolved) = self.resolve(problem, placement, gpu);
+        if self == Self::Auto && placement.time_block <= 1 {
+            resolved.time_block = crate::blocking::fitting(resolved.time_block, interval);
+        }
+        (kind, resolved)
+    }
 }
 
 /// Largest `n` at which `auto` picks the fused engine with time blocks.

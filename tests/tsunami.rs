@@ -29,6 +29,17 @@ fn run(config: &TsunamiConfig) -> TsunamiReport {
     tsunami(config, &mut |w| eprintln!("{w}"), &mut |_, _| {}).unwrap()
 }
 
+/// Every field of the two runs' final states, bit for bit.
+fn assert_same_state(a: &TsunamiReport, b: &TsunamiReport) {
+    for (a, b) in a.state.iter().zip(&b.state) {
+        assert!(a
+            .data
+            .iter()
+            .zip(&b.data)
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
+    }
+}
+
 fn scratch(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("wafer-emu-tsunami-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -164,14 +175,48 @@ fn a_cluster_equals_one_wafer_bit_for_bit() {
     ]
     .concat();
     let cluster = run(&config(&args));
-    for (a, b) in one.state.iter().zip(&cluster.state) {
-        assert!(a
-            .data
-            .iter()
-            .zip(&b.data)
-            .all(|(p, q)| p.to_bits() == q.to_bits()));
-    }
+    assert_same_state(&one, &cluster);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// On the CPU backend `auto` advances the steps between two samples in time blocks (blocks of
+/// 5 for samples every 10 steps), writing the explicit wafer's gauges, NetCDF file and state
+/// bit for bit.
+#[test]
+fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
+    let mut small = SMALL;
+    small[7] = "1800";
+    let runs = ["auto", "wafer"].map(|engine| {
+        let out = scratch(&format!("engine-{engine}"));
+        let args = [
+            &small[..],
+            &["--backend", "cpu", "--engine", engine, "--out", &out],
+        ];
+        (run(&config(&args.concat())), out)
+    });
+    let [(blocked, blocked_out), (plain, plain_out)] = &runs;
+    let engine = |r: &TsunamiReport| {
+        r.lines
+            .iter()
+            .find(|(k, _)| k == "engine")
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(
+        engine(blocked).contains("time blocks of 5 steps"),
+        "{}",
+        engine(blocked)
+    );
+    assert!(!engine(plain).contains("time blocks"), "{}", engine(plain));
+    for file in ["gauges.csv", "tsunami.nc", "max_eta.png"] {
+        let read = |dir: &str| std::fs::read(Path::new(dir).join(file)).unwrap();
+        assert!(read(blocked_out) == read(plain_out), "{file}");
+    }
+    assert_same_state(blocked, plain);
+    for (_, out) in &runs {
+        std::fs::remove_dir_all(out).unwrap();
+    }
 }
 
 /// A point in the priority queue of travel times.

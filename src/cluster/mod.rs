@@ -192,16 +192,26 @@ impl ClusterGeometry {
     /// grid translated by `shift`) into the global field `out`.
     pub fn gather_into(&self, out: &mut GlobalField, sram: &[f32], wafers: &[usize], shift: u64) {
         let whole = self.whole().expect("validated on construction");
-        let per_wafer = self.wafer.sram_cells() as usize;
+        let g = self.wafer;
+        let (n, per_wafer) = (g.n as usize, g.sram_cells() as usize);
+        let (nx, ny) = (out.nx as usize, out.ny as usize);
         for (slot, &k) in wafers.iter().enumerate() {
             let part = &sram[slot * per_wafer..(slot + 1) * per_wafer];
-            let first = k * self.wafer.pe_count();
-            whole.for_each_owned(
-                shift,
-                |b| self.block_pe(first + b),
-                self.wafer,
-                |i, x| out.data[(x.y * out.nx + x.x) as usize] = part[i],
-            );
+            for block in 0..g.pe_count() {
+                // A PE owns [X0, X0 + n) x [Y0, Y0 + n) modulo the global size: its rows are
+                // runs, cut in two where they wrap around the torus.
+                let pe = self.block_pe(k * g.pe_count() + block);
+                let origin = whole.owned_origin(pe, shift);
+                let (x0, y0) = (origin.x as usize, origin.y as usize);
+                let before_edge = n.min(nx - x0);
+                for i in 0..n {
+                    let first = g.sram_index(block, UVec2::new(g.w(), g.w() + i as u32));
+                    let run = &part[first..first + n];
+                    let row = &mut out.data[(y0 + i) % ny * nx..][..nx];
+                    row[x0..x0 + before_edge].copy_from_slice(&run[..before_edge]);
+                    row[..n - before_edge].copy_from_slice(&run[before_edge..]);
+                }
+            }
         }
     }
 }

@@ -76,6 +76,8 @@ pub struct TsunamiConfig {
     pub swe: Arc<Swe>,
     pub problem: Problem,
     pub engine: EngineRequest,
+    /// What runs (`auto`: the CPU backend's time blocks fitted between two samples).
+    pub engine_kind: EngineKind,
     pub out: PathBuf,
     /// Minutes of model time between frames.
     pub frame_minutes: f64,
@@ -236,12 +238,14 @@ pub fn tsunami(
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
-    let mut sim = engine::simulator(
-        EngineKind::Wafer,
-        ctx.as_ref(),
+    let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
+    let (kind, placement) = config.engine_kind.resolve_within(
         problem,
         &config.engine.placement,
-    )?;
+        ctx.is_some(),
+        sample_every,
+    );
+    let mut sim = engine::simulator(kind, ctx.as_ref(), problem, &placement)?;
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
     let _claim = output::claim_dir(&config.out)?;
@@ -251,7 +255,6 @@ pub fn tsunami(
         tracker.restore(&dir)?;
         frames = Frames::restore(&dir)?;
     }
-    let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
     let checkpoint_every = config
         .checkpoint_every
         .map(|minutes| ((minutes * 60.0 / dt).round() as u64).max(1));
@@ -311,7 +314,12 @@ pub fn tsunami(
         &tracker,
         (&frames.times, &frames.eta),
     )?);
-    let lines = report_lines(config, problem, (steps, steps - offset), stepping)?;
+    let lines = report_lines(
+        config,
+        problem,
+        (steps, steps - offset),
+        (stepping, sim.describe()),
+    )?;
     let report = TsunamiReport {
         lines,
         files,
@@ -588,7 +596,7 @@ fn report_lines(
     config: &TsunamiConfig,
     problem: &Problem,
     (steps, stepped): (u64, u64),
-    stepping: Duration,
+    (stepping, engine): (Duration, String),
 ) -> Result<Vec<(String, String)>> {
     let swe = &*config.swe;
     let i = &config.impact;
@@ -600,6 +608,7 @@ fn report_lines(
         ("hump".into(), format!("volume {:.3e} m^3, potential energy {:.3e} J = {:.0} Mt TNT (raised cosine on a plane)", i.volume(), i.potential_energy(), i.potential_energy() / MEGATON_TNT)),
         ("grid".into(), format!("{} x {} ({} degrees), {}", grid.x, grid.y, config.resolution, problem.cluster.describe())),
         ("model time".into(), format!("{} in {steps} steps of {:.1} s", clock(steps as f64 * swe.dt()), swe.dt())),
+        ("engine".into(), engine),
         ("wall time".into(), format!("{secs:.2} s stepping {stepped} steps, {:.3e} point updates/s", points * stepped as f64 / secs)),
     ];
     if let Some(p) = super::run::emulated_timing(problem)? {

@@ -493,12 +493,13 @@ impl Simulator for CpuCluster {
         let slot = StageSlots::state(self.step());
         let shift = self.kernel.spec().shift_after(self.remaps);
         let fields = self.kernel.spec().fields.len();
-        let all: Vec<usize> = (0..self.cluster.count()).collect();
         Ok((0..fields)
             .map(|f| {
                 let mut field = GlobalField::zeros(nx, ny);
-                let sram: Vec<f32> = self.sram.iter().flat_map(|w| w[slot][f].clone()).collect();
-                self.cluster.gather_into(&mut field, &sram, &all, shift);
+                for (k, wafer) in self.sram.iter().enumerate() {
+                    self.cluster
+                        .gather_into(&mut field, &wafer[slot][f], &[k], shift);
+                }
                 field
             })
             .collect())

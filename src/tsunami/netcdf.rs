@@ -5,7 +5,10 @@
 //! as global attributes. Land and never-reached points are NaN. Without frames there is no
 //! `time` dimension and no `eta`.
 
+use std::cell::RefCell;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use netcdf3::{DataSet, FileWriter, Version};
 
@@ -163,7 +166,11 @@ fn write_data(
     set: &DataSet,
     c: &Contents,
 ) -> std::result::Result<(), netcdf3::error::WriteError> {
-    let mut writer = FileWriter::create_new(temp)?;
+    let file = Buffered(Rc::new(RefCell::new(BufWriter::with_capacity(
+        1 << 20,
+        std::fs::File::create_new(temp)?,
+    ))));
+    let mut writer = FileWriter::open_seek_write(&temp.to_string_lossy(), Box::new(file.clone()))?;
     writer.set_def(set, Version::Offset64Bit, 0)?;
     if !c.times.is_empty() {
         writer.write_var_f64("time", c.times)?;
@@ -174,5 +181,29 @@ fn write_data(
     writer.write_var_f32("max_eta", &c.max_eta.data)?;
     writer.write_var_f32("arrival_time", &c.arrival.data)?;
     writer.write_var_f32("depth", &c.depth.data)?;
-    writer.close()
+    writer.close()?;
+    let mut file = file.0.borrow_mut();
+    file.flush()?;
+    Ok(file.get_ref().sync_all()?)
+}
+
+/// The temporary file, buffered (the writer writes value by value: a system call each
+/// unbuffered) and shared, so that it can be flushed and synced once the writer is closed.
+#[derive(Clone)]
+struct Buffered(Rc<RefCell<BufWriter<std::fs::File>>>);
+
+impl Write for Buffered {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+impl Seek for Buffered {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.0.borrow_mut().seek(to)
+    }
 }
