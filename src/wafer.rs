@@ -180,31 +180,6 @@ impl WaferGeometry {
         }
     }
 
-    /// Calls `f(sram index, global point)` for every owned cell after a translation by `shift` of the SRAM
-    /// of `layout` (this wafer, or one wafer of a cluster of this size), whose block `b` is the
-    /// PE at `block_pe(b)` of this wafer.
-    pub(crate) fn for_each_owned(
-        &self,
-        shift: u64,
-        block_pe: impl Fn(usize) -> UVec2,
-        layout: WaferGeometry,
-        mut f: impl FnMut(usize, UVec2),
-    ) {
-        let (w, stride) = (self.w(), self.stride());
-        for block in 0..layout.pe_count() {
-            let coords = block_pe(block);
-            for i in w..stride {
-                for j in w..stride {
-                    let cell = UVec2::new(j, i);
-                    f(
-                        layout.sram_index(block, cell),
-                        self.owned_point(coords, cell, shift),
-                    );
-                }
-            }
-        }
-    }
-
     /// PE coordinates of block `pe`.
     pub fn pe_coords(&self, pe: usize) -> UVec2 {
         UVec2::new(

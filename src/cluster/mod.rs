@@ -172,44 +172,51 @@ impl ClusterGeometry {
 
     /// The SRAM of wafers `wafers` (in that order) as at step 0, comm layers zero.
     pub fn scatter(&self, field: &GlobalField, wafers: &[usize]) -> Result<Vec<f32>> {
-        let whole = self.whole()?;
+        self.whole()?;
         let per_wafer = self.wafer.sram_cells() as usize;
         let mut sram = vec![0.0; per_wafer * wafers.len()];
-        for (slot, &k) in wafers.iter().enumerate() {
-            let part = &mut sram[slot * per_wafer..(slot + 1) * per_wafer];
-            let first = k * self.wafer.pe_count();
-            whole.for_each_owned(
-                0,
-                |b| self.block_pe(first + b),
-                self.wafer,
-                |i, x| part[i] = field.at(x.x, x.y),
-            );
-        }
+        self.for_each_owned_run(wafers, 0, (field.nx, field.ny), |slot, cell, at, len| {
+            sram[slot * per_wafer + cell..][..len].copy_from_slice(&field.data[at..at + len]);
+        });
         Ok(sram)
     }
 
     /// Writes the owned cells of wafers `wafers` (one field's SRAM, in that order, after the
     /// grid translated by `shift`) into the global field `out`.
     pub fn gather_into(&self, out: &mut GlobalField, sram: &[f32], wafers: &[usize], shift: u64) {
+        let per_wafer = self.wafer.sram_cells() as usize;
+        self.for_each_owned_run(wafers, shift, (out.nx, out.ny), |slot, cell, at, len| {
+            out.data[at..at + len].copy_from_slice(&sram[slot * per_wafer + cell..][..len]);
+        });
+    }
+
+    /// Calls `f(slot, cell, at, len)` for every run of owned cells of wafers `wafers` (slots
+    /// in that order) after the grid translated by `shift`: `len` cells of a PE's row from
+    /// SRAM cell `cell` of the slot's wafer hold the global points from `at` on (row-major on
+    /// the `nx x ny` grid). A PE owns `[X0, X0 + n) x [Y0, Y0 + n)` modulo the global size,
+    /// so a row is one run, or two where it wraps around the torus.
+    fn for_each_owned_run(
+        &self,
+        wafers: &[usize],
+        shift: u64,
+        (nx, ny): (u32, u32),
+        mut f: impl FnMut(usize, usize, usize, usize),
+    ) {
         let whole = self.whole().expect("validated on construction");
         let g = self.wafer;
-        let (n, per_wafer) = (g.n as usize, g.sram_cells() as usize);
-        let (nx, ny) = (out.nx as usize, out.ny as usize);
+        let (n, nx, ny) = (g.n as usize, nx as usize, ny as usize);
         for (slot, &k) in wafers.iter().enumerate() {
-            let part = &sram[slot * per_wafer..(slot + 1) * per_wafer];
             for block in 0..g.pe_count() {
-                // A PE owns [X0, X0 + n) x [Y0, Y0 + n) modulo the global size: its rows are
-                // runs, cut in two where they wrap around the torus.
-                let pe = self.block_pe(k * g.pe_count() + block);
-                let origin = whole.owned_origin(pe, shift);
+                let origin = whole.owned_origin(self.block_pe(k * g.pe_count() + block), shift);
                 let (x0, y0) = (origin.x as usize, origin.y as usize);
                 let before_edge = n.min(nx - x0);
                 for i in 0..n {
-                    let first = g.sram_index(block, UVec2::new(g.w(), g.w() + i as u32));
-                    let run = &part[first..first + n];
-                    let row = &mut out.data[(y0 + i) % ny * nx..][..nx];
-                    row[x0..x0 + before_edge].copy_from_slice(&run[..before_edge]);
-                    row[..n - before_edge].copy_from_slice(&run[before_edge..]);
+                    let cell = g.sram_index(block, UVec2::new(g.w(), g.w() + i as u32));
+                    let row = (y0 + i) % ny * nx;
+                    f(slot, cell, row + x0, before_edge);
+                    if before_edge < n {
+                        f(slot, cell + before_edge, row, n - before_edge);
+                    }
                 }
             }
         }
