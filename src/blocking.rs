@@ -36,15 +36,27 @@ pub fn check_steps(steps: u32) -> Result<(), String> {
 /// a tie; 1 where none fits.
 pub fn fitting(longest: u32, interval: u64) -> u32 {
     // Steps in blocks over `WHOLE_BLOCKS` advances, a whole number of periods of both.
-    let blocked = |k: u64| -> u64 {
-        let inside = |m: u64| ((m + 1) * interval / k).saturating_sub((m * interval).div_ceil(k));
-        (0..WHOLE_BLOCKS).map(inside).sum::<u64>() * k
+    let blocked = |k: u32| -> u64 {
+        let advance = |m: u64| (m * interval, (m + 1) * interval);
+        (0..WHOLE_BLOCKS)
+            .map(|m| steps_in_blocks(k, advance(m)))
+            .sum()
     };
     TIME_BLOCKS
         .into_iter()
         .filter(|&k| k > 1 && k <= longest && u64::from(k) <= interval)
-        .max_by_key(|&k| (blocked(k.into()), k))
+        .max_by_key(|&k| (blocked(k), k))
         .unwrap_or(1)
+}
+
+/// Steps that an advance from step `from` to `to` runs in blocks of `k` steps: those of the
+/// blocks that start at multiples of `k` and end inside it.
+pub fn steps_in_blocks(k: u32, (from, to): (u64, u64)) -> u64 {
+    let k = u64::from(k);
+    match k > 1 {
+        true => (to / k).saturating_sub(from.div_ceil(k)) * k,
+        false => 0,
+    }
 }
 
 /// Remaps (stages) in a block of `steps` steps of `spec`.
@@ -150,6 +162,11 @@ mod tests {
         ] {
             assert_eq!(fitting(longest, interval), block, "{interval} {longest}");
         }
+        // Blocks start at multiples of k and end inside the advance.
+        for (k, advance, steps) in [(5, (10, 16), 5), (5, (16, 20), 0), (5, (0, 59), 55)] {
+            assert_eq!(steps_in_blocks(k, advance), steps, "{k} {advance:?}");
+        }
+        assert_eq!(steps_in_blocks(1, (0, 10)), 0);
     }
 
     #[test]

@@ -140,7 +140,7 @@ impl EngineKind {
             Self::Auto if blocks => (
                 Self::Fused,
                 Placement {
-                    time_block: auto_time_block(gpu, problem.spec().stages.len()),
+                    time_block: auto_time_block(gpu, problem),
                     ..placement.clone()
                 },
             ),
@@ -170,16 +170,24 @@ impl EngineKind {
 /// Largest `n` at which `auto` picks the fused engine with time blocks.
 pub const AUTO_FUSED_MAX_N: u32 = 4;
 
-/// Steps per time block that `auto` uses for a kernel of `stages` stages: on a GPU 5 (the
-/// fastest of 3, 5 and 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at
-/// n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12 alternating pairs, 21 no
-/// faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 % faster than 5).
-pub fn auto_time_block(gpu: bool, stages: usize) -> u32 {
-    match (gpu, stages) {
+/// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
+/// 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at n = 8, 32 and 128:
+/// 15 ran 3 to 22 % faster than 9 in 11 of 12 alternating pairs, 21 no faster than 15), else
+/// 9 (shallow water: 15 no faster; 9 ran 20 % faster than 5); shorter where the wafer has no
+/// PE clear of that block's link bands, none where it has none for any.
+pub fn auto_time_block(gpu: bool, problem: &Problem) -> u32 {
+    let spec = problem.spec();
+    let longest = match (gpu, spec.stages.len()) {
         (true, _) => 5,
         (false, 1) => 15,
         (false, _) => 9,
-    }
+    };
+    let wafer = &problem.cluster.wafer;
+    crate::blocking::TIME_BLOCKS
+        .into_iter()
+        .filter(|&k| k <= longest && crate::blocking::link_band(spec, wafer, k).is_ok())
+        .max()
+        .unwrap_or(1)
 }
 
 /// The engine of `kind` on the context's adapter (the cluster placed as `placement` says), or

@@ -139,4 +139,9 @@ pub trait Simulator {
     fn link_stats(&self) -> Option<Vec<LinkStats>> {
         None
     }
+    /// Steps per time block the engine runs (1: none); each runs wholly inside one
+    /// `advance`, from a multiple of it (`blocking::steps_in_blocks`).
+    fn time_block(&self) -> u32 {
+        1
+    }
 }

@@ -275,18 +275,18 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     );
 }
 
-/// Time blocks (the fused engine advancing the PEs clear of the link bands several steps per
-/// dispatch) equal the global kernel bit for bit: every kernel (shallow water's two stages
-/// and three fields too), blocks of 3, 5 and 7 steps (and 15 for heat), n from 1 to 33, odd PE counts, regions
-/// cut into several spans, runs that start and end inside a block's span of states, link
-/// delays, capacity-1 links on two devices, wafers split over several buffers. Where no PE
-/// lies clear of the bands, the engine says why and steps one at a time.
 /// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,
 /// stretched for longer blocks so that one lies wholly between two checks.
 fn stretched_checks(steps: u32) -> [u64; 5] {
     [0, 4, 11, 20, 35].map(|t| t * steps.max(7) as u64 / 7)
 }
 
+/// Time blocks (the fused engine advancing the PEs clear of the link bands several steps per
+/// dispatch) equal the global kernel bit for bit: every kernel (shallow water's two stages
+/// and three fields too), blocks of 3, 5 and 7 steps (and 15 for heat), n from 1 to 33, odd
+/// PE counts, regions cut into several spans, runs that start and end inside a block's span
+/// of states, link delays, capacity-1 links on two devices, wafers split over several
+/// buffers. Where no PE lies clear of the bands, the engine says why and steps one at a time.
 #[test]
 fn time_blocks_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
@@ -445,12 +445,18 @@ fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
     let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
     let swe = common::swe_problem((1, 1), (16, 16), 2, 1);
+    // Heat5's remaps reach 2 points: at n = 1 blocks of 15 leave none of 24 x 24 PEs clear of
+    // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
+    let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
     for (problem, gpu, engine, steps) in [
         (heat(2), true, Fused, 5),
         (heat(8), true, Wafer, 1),
         (swe.clone(), true, Wafer, 1),
         (heat(8), false, Fused, 15),
         (swe, false, Fused, 9),
+        (small(24), false, Fused, 9),
+        (small(8), false, Fused, 3),
+        (small(2), false, Fused, 1),
     ] {
         let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), gpu);
         let what = format!(

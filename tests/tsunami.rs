@@ -31,6 +31,7 @@ fn run(config: &TsunamiConfig) -> TsunamiReport {
 
 /// Every field of the two runs' final states, bit for bit.
 fn assert_same_state(a: &TsunamiReport, b: &TsunamiReport) {
+    assert_eq!(a.state.len(), b.state.len());
     for (a, b) in a.state.iter().zip(&b.state) {
         assert!(a
             .data
@@ -180,16 +181,23 @@ fn a_cluster_equals_one_wafer_bit_for_bit() {
 }
 
 /// On the CPU backend `auto` advances the steps between two samples in time blocks (blocks of
-/// 5 for samples every 10 steps), writing the explicit wafer's gauges, NetCDF file and state
-/// bit for bit.
+/// 5 for samples every 10 of the 59 steps of 183 s), writing the explicit wafer's gauges,
+/// NetCDF file and state bit for bit. Frames every 50 minutes (steps 16, 33 and 49) cut three
+/// advances, each losing one block, and leave the samples on multiples of 10 steps: 40 steps
+/// run in blocks (30 when the samples followed the frames).
 #[test]
 fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
-    let mut small = SMALL;
-    small[7] = "1800";
+    let samples = ["--sample-every", "1800", "--frame-every", "50"];
+    let small: Vec<&str> = SMALL
+        .iter()
+        .copied()
+        .filter(|a| !["--sample-every", "300"].contains(a))
+        .collect();
     let runs = ["auto", "wafer"].map(|engine| {
         let out = scratch(&format!("engine-{engine}"));
         let args = [
             &small[..],
+            &samples,
             &["--backend", "cpu", "--engine", engine, "--out", &out],
         ];
         (run(&config(&args.concat())), out)
@@ -204,7 +212,8 @@ fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
             .clone()
     };
     assert!(
-        engine(blocked).contains("time blocks of 5 steps"),
+        engine(blocked).contains("time blocks of 5 steps")
+            && engine(blocked).ends_with(", 40 of 59 steps in them"),
         "{}",
         engine(blocked)
     );

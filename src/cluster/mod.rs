@@ -203,6 +203,7 @@ impl ClusterGeometry {
         mut f: impl FnMut(usize, usize, usize, usize),
     ) {
         let whole = self.whole().expect("validated on construction");
+        debug_assert_eq!(whole.global_size(), UVec2::new(nx, ny), "the global grid");
         let g = self.wafer;
         let (n, nx, ny) = (g.n as usize, nx as usize, ny as usize);
         for (slot, &k) in wafers.iter().enumerate() {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use glam::UVec2;
 
 use super::checkpoint;
+use crate::blocking;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::{Swe, SweConfig};
@@ -261,7 +262,7 @@ pub fn tsunami(
     // Frame `k` is the step nearest to `k` frame intervals.
     let frame_step =
         |k: u64| ((k as f64 * config.frame_minutes * 60.0 / dt).round() as u64).min(steps);
-    let mut stepping = Duration::ZERO;
+    let (mut stepping, mut in_blocks) = (Duration::ZERO, 0);
     let state = loop {
         let step = sim.step() + offset;
         let (time, last) = (step as f64 * dt, step == steps);
@@ -300,13 +301,18 @@ pub fn tsunami(
             break state;
         }
         let next_checkpoint = checkpoint_every.map_or(steps, |k| (step / k + 1) * k);
-        let next = (step + sample_every)
+        // Samples on multiples of the interval, so that a frame between two leaves the
+        // later advances aligned with the time blocks (`blocking::fitting`).
+        let next = (step / sample_every + 1) * sample_every;
+        let next = next
             .min(frame_step(frames.done).max(step + 1))
             .min(next_checkpoint)
             .min(steps);
         let started = Instant::now();
+        let from = sim.step();
         sim.advance(next - step)?;
         stepping += started.elapsed();
+        in_blocks += blocking::steps_in_blocks(sim.time_block(), (from, sim.step()));
     };
     let mut files = frames.files;
     files.extend(write_outputs(
@@ -314,12 +320,11 @@ pub fn tsunami(
         &tracker,
         (&frames.times, &frames.eta),
     )?);
-    let lines = report_lines(
-        config,
-        problem,
-        (steps, steps - offset),
-        (stepping, sim.describe()),
-    )?;
+    let mut engine = sim.describe();
+    if sim.time_block() > 1 {
+        let _ = write!(engine, ", {in_blocks} of {} steps in them", steps - offset);
+    }
+    let lines = report_lines(config, problem, (steps, steps - offset), (stepping, engine))?;
     let report = TsunamiReport {
         lines,
         files,

@@ -505,6 +505,14 @@ impl Simulator for CpuCluster {
             .collect())
     }
 
+    fn time_block(&self) -> u32 {
+        self.blocks
+            .as_ref()
+            .ok()
+            .and_then(|b| b.as_ref())
+            .map_or(1, |b| b.steps)
+    }
+
     fn describe(&self) -> String {
         let blocks = match &self.blocks {
             Ok(None) => String::new(),

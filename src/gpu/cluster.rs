@@ -685,4 +685,8 @@ impl Simulator for GpuCluster {
     fn link_stats(&self) -> Option<Vec<LinkStats>> {
         Some(GpuCluster::link_stats(self))
     }
+
+    fn time_block(&self) -> u32 {
+        self.runners[0].shard.time_block()
+    }
 }

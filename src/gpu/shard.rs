@@ -532,6 +532,14 @@ impl Shard {
         self.blocking.as_ref().map_or(1, |b| b.remaps)
     }
 
+    /// Steps per time block (1: none).
+    pub fn time_block(&self) -> u32 {
+        let stages = self.stages as u64;
+        self.blocking
+            .as_ref()
+            .map_or(1, |b| (b.remaps / stages) as u32)
+    }
+
     /// Packs the packages in direction `dir` (up or right) of `items`, `(local wafer, state)` pairs; of
     /// inner states of their time blocks when `inner`.
     pub fn pack(
