@@ -370,15 +370,16 @@ fn time_blocks_equal_the_global_kernel() {
 
 /// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same
 /// link statistics as the CPU cluster without them: every kernel, blocks of 3, 5, 7 and 21
-/// steps, n from 1 to 16, odd PE counts, regions wider and taller than one span, runs that
-/// start and end inside a block's states, link delays and capacity-1 links, one slower.
+/// steps, n from 1 to 16, odd PE counts, regions wider and taller than one span (512 x 256
+/// points for heat), runs that start and end inside a block's states, link delays and
+/// capacity-1 links, one slower.
 #[test]
 fn cpu_time_blocks_equal_the_global_kernel() {
     let cases = [
         ((1, 1), (9, 7), 2, 3, (0, 2)),
         ((2, 2), (5, 6), 5, 3, (1, 2)),
         ((3, 1), (13, 9), 3, 5, (2, 1)),
-        ((2, 1), (23, 5), 16, 7, (1, 1)),
+        ((2, 1), (37, 5), 16, 7, (1, 1)),
         ((1, 1), (11, 40), 1, 3, (0, 1)),
         ((1, 1), (9, 300), 1, 3, (0, 1)),
         ((2, 1), (7, 9), 8, 21, (1, 2)),
