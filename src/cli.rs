@@ -301,8 +301,9 @@ pub struct TsunamiArgs {
     pub resume: Option<PathBuf>,
     /// What runs: the emulated wafer with Table 3's explicit dispatches (wafer), with fused
     /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
-    /// CPU backend time blocks of at most 9 steps, the length that runs the most steps in
-    /// blocks between two samples (none when samples come every step or two), on a GPU the
+    /// CPU backend time blocks no longer than `run`'s auto ones for shallow water (9), the length
+    /// that runs the most steps in blocks between two samples (none when samples come every
+    /// step or two), on a GPU the
     /// explicit wafer; time blocks whenever --time-block is given. On one adapter every
     /// engine writes the same bits
     #[arg(

@@ -203,6 +203,8 @@ pub fn copy_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::InitialCondition;
+    use crate::wafer::WaferGeometry;
 
     #[test]
     fn copy_runs_copies_each_run_and_nothing_else() {
@@ -228,8 +230,6 @@ mod tests {
             }
         }
     }
-    use crate::field::InitialCondition;
-    use crate::wafer::WaferGeometry;
 
     /// Packages carried between the wafers fill every comm cell with the value the whole
     /// cluster's single-wafer `sendrecv` would copy there.

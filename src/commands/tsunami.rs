@@ -303,8 +303,7 @@ pub fn tsunami(
         let next_checkpoint = checkpoint_every.map_or(steps, |k| (step / k + 1) * k);
         // Samples on multiples of the interval, so that a frame between two leaves the
         // later advances aligned with the time blocks (`blocking::fitting`).
-        let next = (step / sample_every + 1) * sample_every;
-        let next = next
+        let next = ((step / sample_every + 1) * sample_every)
             .min(frame_step(frames.done).max(step + 1))
             .min(next_checkpoint)
             .min(steps);
