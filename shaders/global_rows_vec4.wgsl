@@ -1,6 +1,6 @@
 // The global Rows3 kernel's state and row access in vec4s, where nx is a multiple of
 // BLOCK_COLS: a block's columns are two whole vec4s, its neighbours the last lane of the
-// vec4 to the left and the first of the one to the right (wrapped around the torus).
+// vec4 to the left and the first of the one to the right, read alone (wrapped around the torus).
 
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;
@@ -20,11 +20,9 @@ fn columns(x0: u32) -> Columns {
 
 fn load_window(row: u32, cols: Columns) -> Window {
     let b = row * (grid.nx / 4u);
-    let l = x[b + cols.left];
     let m0 = x[b + cols.block];
     let m1 = x[b + cols.block + 1u];
-    let r = x[b + cols.right];
-    return Window(l.w, m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w, r.x);
+    return Window(x[b + cols.left].w, m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w, x[b + cols.right].x);
 }
 
 fn store_block(row: u32, x0: u32, fresh: array<f32, 8>) {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{GridUniform, BLOCK_COLS, ROWS_PER_THREAD};
+use super::uniforms::{GridUniform, BLOCK_COLS, GLOBAL_ROWS_PER_THREAD};
 use crate::field::GlobalField;
 use crate::kernels::{Driver, KernelSpec};
 use crate::model::{Problem, Simulator};
@@ -82,7 +82,7 @@ impl GpuGlobal {
                 let threads = match stage.driver {
                     Driver::Rows3 => {
                         (nx as u64).div_ceil(BLOCK_COLS as u64)
-                            * (ny as u64).div_ceil(ROWS_PER_THREAD as u64)
+                            * (ny as u64).div_ceil(GLOBAL_ROWS_PER_THREAD as u64)
                     }
                     Driver::Point => points,
                 };
