@@ -280,36 +280,53 @@ const LANES: usize = 16;
 
 /// `out[j]` from columns `j ..= j+2` of three rows (below, middle, above) of `out.len() + 2`
 /// values, `LANES` points at a time, the last `LANES` overlapping the ones before where the
-/// row is not whole lanes (a scalar tail cost a third of the loop at n = 8): fixed-length
-/// windows, so that each group is one vector sum without bounds checks.
+/// row is not whole lanes (a scalar tail cost a third of the loop at n = 8).
 #[inline(always)]
 fn stencil_row(
     weights: &Weights,
-    [below, mid, above]: [&[f32]; 3],
+    rows: [&[f32]; 3],
     out: &mut [f32],
     point: impl Fn(&Weights, &Neighbourhood) -> f32 + Copy,
 ) {
     let n = out.len();
     if n < LANES {
-        return stencil_run(weights, [below, mid, above], out, point);
+        return stencil_run(weights, rows, out, point);
     }
-    let lanes = |j: usize, out: &mut [f32]| {
-        let window =
-            |row: &[f32]| -> [f32; LANES + 2] { row[j..j + LANES + 2].try_into().unwrap() };
-        let run: &mut [f32; LANES] = (&mut out[j..j + LANES]).try_into().unwrap();
-        stencil_run(
-            weights,
-            [&window(below), &window(mid), &window(above)],
-            run,
-            point,
-        );
-    };
     let mut j = 0;
     while j + LANES < n {
-        lanes(j, out);
+        stencil_lanes(weights, rows, j, out, point);
         j += LANES;
     }
-    lanes(n - LANES, out);
+    stencil_lanes(weights, rows, n - LANES, out, point);
+}
+
+/// `out[j .. j+LANES]` as one vector sum: each row's three columns are read as three
+/// overlapping vectors (one vector and permutes of it kept the shuffle port as busy as the
+/// arithmetic), from fixed-length windows, so without bounds checks.
+#[inline(always)]
+fn stencil_lanes(
+    weights: &Weights,
+    [below, mid, above]: [&[f32]; 3],
+    j: usize,
+    out: &mut [f32],
+    point: impl Fn(&Weights, &Neighbourhood) -> f32,
+) {
+    let columns = |row: &[f32]| -> [[f32; LANES]; 3] {
+        let window: &[f32; LANES + 2] = row[j..j + LANES + 2].try_into().unwrap();
+        [0, 1, 2].map(|dx| window[dx..dx + LANES].try_into().unwrap())
+    };
+    let (b, m, a) = (columns(below), columns(mid), columns(above));
+    let run: &mut [f32; LANES] = (&mut out[j..j + LANES]).try_into().unwrap();
+    for (l, out) in run.iter_mut().enumerate() {
+        *out = point(
+            weights,
+            &[
+                [b[0][l], b[1][l], b[2][l]],
+                [m[0][l], m[1][l], m[2][l]],
+                [a[0][l], a[1][l], a[2][l]],
+            ],
+        );
+    }
 }
 
 /// `out[j]` from columns `j ..= j+2` of three rows, point by point; the rows are cut to exact
