@@ -20,24 +20,11 @@ use crate::wafer::StageSlots;
 /// three alternating runs each, with blocks of 15 and 9; 1024 no faster than 512).
 const SPAN_X: u32 = 512;
 
-/// Points of a span about along y (whole rows of PEs, at least one): the taller where a
-/// task's tiles then stay within [`TILE_BUDGET`] bytes (heat's two tiles; 256 rows ran 6 %
-/// faster than 128 at n = 8 in two alternating runs), else the shorter (shallow water's nine).
-const SPAN_Y: [u32; 2] = [256, 128];
-
-/// Bytes of tiles a task keeps about within a core's L2 cache (2 MiB here; the blocked
-/// stencil ran as fast from L2 as from L1 in a microbenchmark): heat's two tiles of 256-row
-/// spans fit, shallow water's nine take 128 rows and spill.
-const TILE_BUDGET: u32 = 3 << 19;
-
-/// Points of a span along y for `tiles` tiles with a reach of `reach` points.
-fn span_y(tiles: usize, reach: u32) -> u32 {
-    let bytes = |y: u32| tiles as u32 * (SPAN_X + reach) * (y + reach) * 4;
-    SPAN_Y
-        .into_iter()
-        .find(|&y| bytes(y) <= TILE_BUDGET)
-        .unwrap_or(SPAN_Y[1])
-}
+/// Points of a span about along y (whole rows of PEs, at least one). Heat ran 2 to 33 % faster
+/// at n = 8 with 128 rows than with 256 (its two tiles 0.7 MiB against 1.3 MiB, once the
+/// stencil stopped waiting on the shuffle port), level at n = 32 and at 64 rows, in three
+/// alternating runs; shallow water's nine tiles took 128 rows already.
+const SPAN_Y: u32 = 128;
 
 /// The time blocks of one cluster: steps per block, the link bands' width in PEs, and the
 /// remaps per block and state fields of the kernel.
@@ -130,7 +117,7 @@ impl CpuBlocks {
         let start = self.band as usize * row_cells;
         let reach = self.reach(c);
         let tile_count = StageSlots::count(stages) * self.fields;
-        let pe_rows = (span_y(tile_count, reach) / g.n).max(1) as usize;
+        let pe_rows = (SPAN_Y / g.n).max(1) as usize;
         // Tiles per task, as large as its largest span's.
         let tile = ((SPAN_X + reach) * (pe_rows as u32 * g.n + reach)) as usize;
         let mut region: Vec<&mut [f32]> = out.iter_mut().map(|p| &mut p[start..]).collect();
