@@ -1,6 +1,17 @@
 //! Fields on the global grid (row-major, `data[y * nx + x]`, `y` upward) and initial conditions.
 
+use rayon::prelude::*;
+
 use crate::{invalid, Result};
+
+/// `f(x, y)` for every point of an `nx x ny` grid, row-major, rows computed in parallel.
+pub fn grid_values<T: Send>(nx: u32, ny: u32, f: impl Fn(u32, u32) -> T + Sync) -> Vec<T> {
+    (0..ny)
+        .into_par_iter()
+        .flat_map_iter(|y| (0..nx).map(move |x| (x, y)))
+        .map(|(x, y)| f(x, y))
+        .collect()
+}
 
 /// A scalar field on the global `nx x ny` grid.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,14 +32,11 @@ impl GlobalField {
     }
 
     /// A field from a function of the global point `(x, y)`.
-    pub fn from_fn(nx: u32, ny: u32, f: impl Fn(u32, u32) -> f32) -> Self {
-        let data = (0..ny)
-            .flat_map(|y| (0..nx).map(move |x| (x, y)))
-            .map(|(x, y)| f(x, y));
+    pub fn from_fn(nx: u32, ny: u32, f: impl Fn(u32, u32) -> f32 + Sync) -> Self {
         Self {
             nx,
             ny,
-            data: data.collect(),
+            data: grid_values(nx, ny, f),
         }
     }
 

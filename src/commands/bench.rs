@@ -14,7 +14,7 @@ use crate::engine::EngineRequest;
 use crate::gpu::{
     fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement, TimeBlock,
 };
-use crate::kernels::{KernelKind, KernelOptions};
+use crate::kernels::{Kernel, KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
@@ -185,16 +185,17 @@ pub fn variants(
     config.validate()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
+    let kernel = configure(config)?;
     let problems: Vec<Problem> = config
         .ns
         .iter()
-        .map(|&n| problem(config, n))
+        .map(|&n| problem(config, &kernel, n))
         .collect::<Result<_>>()?;
     let mut lineup = Lineup::default();
     if let Some(ctx) = &ctx {
         add_gpu_variants(&mut lineup, ctx, &problems, config.time_block)?;
         if config.wafers != (1, 1) {
-            add_cluster_variants(&mut lineup, ctx, config)?;
+            add_cluster_variants(&mut lineup, ctx, config, &kernel)?;
         }
     }
     if config.cpu || ctx.is_none() {
@@ -281,26 +282,22 @@ impl BenchReport {
     }
 }
 
-fn problem(config: &BenchConfig, n: u32) -> Result<Problem> {
-    let w = config.kernel.spec().comm_width;
-    cluster_problem(
-        config,
-        WaferGeometry::new(config.grid / n, config.grid / n, n, w)?.into(),
-    )
-}
-
-/// The kernel with its default options (random heat, the default shallow-water scenario)
-/// on `cluster`.
-fn cluster_problem(config: &BenchConfig, cluster: ClusterGeometry) -> Result<Problem> {
+/// The kernel with its default options (random heat, the default shallow-water scenario) on
+/// the bench's grid, configured once for every variant.
+fn configure(config: &BenchConfig) -> Result<Arc<dyn Kernel>> {
     let options = KernelOptions {
         init: (config.kernel.spec().fields.len() == 1).then(|| "random:1".to_string()),
         ..KernelOptions::default()
     };
-    let glam::UVec2 { x: nx, y: ny } = cluster.whole()?.global_size();
-    let kernel = config
+    config
         .kernel
-        .configure(&options, glam::UVec2::new(nx, ny))?;
-    Problem::new(kernel, cluster)
+        .configure(&options, glam::UVec2::splat(config.grid))
+}
+
+fn problem(config: &BenchConfig, kernel: &Arc<dyn Kernel>, n: u32) -> Result<Problem> {
+    let w = config.kernel.spec().comm_width;
+    let wafer = WaferGeometry::new(config.grid / n, config.grid / n, n, w)?;
+    Problem::new(kernel.clone(), wafer)
 }
 
 /// The grid as a cluster on one device and, when asked, on several.
@@ -308,10 +305,11 @@ fn add_cluster_variants(
     lineup: &mut Lineup,
     ctx: &Arc<GpuContext>,
     config: &BenchConfig,
+    kernel: &Arc<dyn Kernel>,
 ) -> Result<()> {
     for &n in &config.ns {
         let cluster = config.cluster(n)?;
-        let problem = cluster_problem(config, cluster)?;
+        let problem = Problem::new(kernel.clone(), cluster)?;
         let mut devices = vec![1];
         if config.devices > 1 {
             devices.push(config.devices);
@@ -447,12 +445,29 @@ fn add_cpu_variants(
     Ok(())
 }
 
+/// Bytes a copy row moves per point update: one f32 read and one written.
+const COPY_BYTES: f64 = 8.0;
+
 impl BenchReport {
+    fn row(&self, prefix: &str) -> Option<&BenchRow> {
+        self.rows.iter().find(|r| r.name.starts_with(prefix))
+    }
+
     fn rate(&self, prefix: &str) -> Option<f64> {
-        self.rows
+        self.row(prefix).map(|r| r.updates_per_second)
+    }
+
+    /// Bytes per second `row` moves at least: the copies 8 per update, the kernel's rows
+    /// [`bytes_per_update`].
+    fn bandwidth(&self, row: &BenchRow) -> f64 {
+        let copy = ["GPU copy", "CPU copy"]
             .iter()
-            .find(|r| r.name.starts_with(prefix))
-            .map(|r| r.updates_per_second)
+            .any(|p| row.name.starts_with(p));
+        let bytes = match copy {
+            true => COPY_BYTES,
+            false => bytes_per_update(self.config.kernel),
+        };
+        row.updates_per_second * bytes
     }
 }
 
@@ -475,11 +490,13 @@ impl fmt::Display for BenchReport {
         )?;
         let global = self.rate("GPU global");
         for row in &self.rows {
-            let ceiling = if row.name.starts_with("GPU") {
-                self.rate("GPU copy")
-            } else {
-                self.rate("CPU copy")
+            let copy = match row.name.starts_with("GPU") {
+                true => self.row("GPU copy"),
+                false => self.row("CPU copy"),
             };
+            let of_ceiling = copy.map_or("-".into(), |copy| {
+                format!("{:.2}", self.bandwidth(row) / self.bandwidth(copy))
+            });
             let ratio = |base: Option<f64>| {
                 base.map_or("-".into(), |b| format!("{:.2}", row.updates_per_second / b))
             };
@@ -500,8 +517,8 @@ impl fmt::Display for BenchReport {
                 "{:<48} {:>9.3} {:>7.2} {:>9} {:>8} {:>7}",
                 row.name,
                 row.updates_per_second / 1e9,
-                row.updates_per_second * bytes_per_update(c.kernel) / 1e9,
-                ratio(ceiling),
+                self.bandwidth(row) / 1e9,
+                of_ceiling,
                 vs_global,
                 vs_wafer
             )?;
@@ -511,7 +528,7 @@ impl fmt::Display for BenchReport {
         }
         write!(
             f,
-            "GB/s counts {} bytes per point update (each field read and written once per stage)",
+            "GB/s counts {} bytes per point update (each field read and written once per stage; the copies {COPY_BYTES}); /ceiling compares GB/s",
             bytes_per_update(c.kernel)
         )
     }

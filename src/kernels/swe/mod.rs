@@ -33,7 +33,7 @@ use std::f64::consts::PI;
 use glam::UVec2;
 
 use super::{Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelSpec, Stage};
-use crate::field::GlobalField;
+use crate::field::{grid_values, GlobalField};
 use crate::output::{ticks, Axes, Palette, Picture};
 use crate::{invalid, Error, Result};
 use relief::{Relief, ReliefGrid};
@@ -290,11 +290,10 @@ impl Constants {
             data,
             padded: vec![],
         };
-        c.padded = (0..4)
-            .flat_map(|f| (0..ny).map(move |y| (f, y)))
-            .flat_map(|(f, y)| (0..nx + 2).map(move |x| (f, x + nx - 1, y)))
-            .map(|(f, x, y)| c.at(f, x, y))
-            .collect();
+        let padded = grid_values(nx + 2, 4 * ny, |x, row| {
+            c.at((row / ny) as usize, x + nx - 1, row % ny)
+        });
+        c.padded = padded;
         c
     }
 
@@ -401,11 +400,7 @@ impl Swe {
         let flows = |x, y| sea(x, y) && (!wall(y) || config.walls == Walls::Prescribed);
         let mut data = Vec::with_capacity((4 * nx * ny + 10 * ny) as usize);
         let b = |x: u32, y: u32| (elevation[(y % ny * nx + x % nx) as usize] + sea_level) as f32;
-        let centres = |f: &dyn Fn(u32, u32) -> f32| {
-            (0..ny)
-                .flat_map(move |y| (0..nx).map(move |x| f(x, y)))
-                .collect::<Vec<_>>()
-        };
+        let centres = |f: &(dyn Fn(u32, u32) -> f32 + Sync)| grid_values(nx, ny, f);
         data.extend(centres(&|x, y| b(x, y)));
         data.extend(centres(&|x, y| wet(x, y) as u32 as f32));
         // Corner (x, y) touches centres (x-1, y-1), (x, y-1), (x-1, y), (x, y).
@@ -628,7 +623,7 @@ impl Swe {
             * cell
     }
 
-    fn initial_field(&self, f: impl Fn(u32, u32, f64, f64) -> f64) -> GlobalField {
+    fn initial_field(&self, f: impl Fn(u32, u32, f64, f64) -> f64 + Sync) -> GlobalField {
         GlobalField::from_fn(self.grid.x, self.grid.y, |x, y| {
             let (lat, lon) = self.lat_lon(x, y);
             f(x, y, lat.to_radians(), lon.to_radians()) as f32
@@ -638,7 +633,7 @@ impl Swe {
 
 /// An initial field as a function of the centre `(x, y)` and its latitude and longitude
 /// (radians).
-type Profile<'a> = Box<dyn Fn(u32, u32, f64, f64) -> f64 + 'a>;
+type Profile<'a> = Box<dyn Fn(u32, u32, f64, f64) -> f64 + Sync + 'a>;
 
 /// Elevation (m, positive up) of every centre, row-major.
 fn elevation(bathymetry: &Bathymetry, m: &Mercator) -> Result<Vec<f64>> {
@@ -647,10 +642,9 @@ fn elevation(bathymetry: &Bathymetry, m: &Mercator) -> Result<Vec<f64>> {
         Bathymetry::Etopo(grid) => Relief::builtin(*grid)?,
         Bathymetry::File(path) => Relief::from_descriptor(path)?,
     };
-    Ok((0..m.ny)
-        .flat_map(|y| (0..m.nx).map(move |x| (x, y)))
-        .map(|(x, y)| relief.elevation(m.lon(x as f64).to_degrees(), m.lat(y as f64).to_degrees()))
-        .collect())
+    Ok(grid_values(m.nx, m.ny, |x, y| {
+        relief.elevation(m.lon(x as f64).to_degrees(), m.lat(y as f64).to_degrees())
+    }))
 }
 
 /// Great-circle distance (m) between two points given in radians.
