@@ -6,7 +6,9 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS, ROWS_PER_THREAD};
+use super::uniforms::{
+    wafer_rows_per_thread, ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS,
+};
 use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
@@ -349,6 +351,7 @@ impl Shard {
         let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
+        let rows = wafer_rows_per_thread(&ctx.adapter);
         let resources = banks
             .iter()
             .map(|bank| {
@@ -359,7 +362,7 @@ impl Shard {
                 let mut named = vec![
                     (
                         "wafer",
-                        ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane)),
+                        ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane, rows)),
                     ),
                     (
                         "cluster",
@@ -438,7 +441,7 @@ impl Shard {
                     .map(|(k, stage)| {
                         let threads = match stage.driver {
                             Driver::Rows3 => {
-                                n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(ROWS_PER_THREAD as u64)
+                                n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64)
                             }
                             Driver::Point => n * n,
                         };
