@@ -62,6 +62,14 @@ impl EngineRequest {
             BackendChoice::Cpu => Ok((None, vec![])),
             BackendChoice::Gpu(backends) => GpuContext::new(&request(*backends)).map(with_warnings),
             BackendChoice::Auto => match GpuContext::new(&request(NATIVE_BACKENDS)) {
+                // The CPU backend outruns llvmpipe's GL once its compile times count.
+                Ok(ctx) if ctx.adapter.is_software_gl() => Ok((
+                    None,
+                    vec![format!(
+                        "warning: {} is a software GL adapter; running on the CPU backend (--backend gl to use it anyway)",
+                        ctx.describe()
+                    )],
+                )),
                 Ok(ctx) => Ok(with_warnings(ctx)),
                 Err(Error::NoAdapter(why)) if self.adapter.is_none() => Ok((
                     None,

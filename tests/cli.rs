@@ -240,11 +240,12 @@ fn an_explicit_gpu_backend_without_adapter_is_an_error() {
     );
 }
 
+/// A small heat run with every Vulkan driver hidden, and with `hide_gl` every EGL vendor (the
+/// GL backend) too; `extra` goes after it.
 #[cfg(target_os = "linux")]
-#[test]
-fn without_any_adapter_auto_falls_back_to_the_cpu_with_a_warning() {
-    // Hide every Vulkan driver and every EGL vendor (the GL backend) from this run.
-    let out = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+fn run_without_vulkan(hide_gl: bool, extra: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wafer-emu"));
+    command
         .args([
             "run",
             "heat5",
@@ -256,13 +257,46 @@ fn without_any_adapter_auto_falls_back_to_the_cpu_with_a_warning() {
             "5",
             "--no-output",
         ])
+        .args(extra)
         .env("VK_ICD_FILENAMES", "/nonexistent")
         .env("VK_DRIVER_FILES", "/nonexistent")
-        .env("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent")
         .env_remove("WGPU_BACKEND")
-        .env_remove("WGPU_ADAPTER_NAME")
-        .output()
-        .unwrap();
+        .env_remove("WGPU_ADAPTER_NAME");
+    if hide_gl {
+        command.env("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent");
+    }
+    command.output().unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn auto_passes_over_llvmpipe_gl_and_gl_refuses_several_devices() {
+    if !succeeds(&["adapters"]).contains("| Gl | Cpu |") {
+        eprintln!("SKIPPED: no software GL adapter (llvmpipe) on this machine");
+        return;
+    }
+    let out = run_without_vulkan(false, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("software GL adapter; running on the CPU backend"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("on the CPU"));
+    let two = ["--wafers", "2x1", "--devices", "2", "--backend", "gl"];
+    let out = run_without_vulkan(false, &two);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("devices = 2 on") && stderr.contains("allowed 1 on the GL backend"),
+        "{stderr}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn without_any_adapter_auto_falls_back_to_the_cpu_with_a_warning() {
+    let out = run_without_vulkan(true, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(

@@ -67,6 +67,11 @@ impl AdapterSummary {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// True for llvmpipe on GL, which takes minutes to compile the wafer's larger shaders.
+    pub fn is_software_gl(&self) -> bool {
+        self.is_software() && self.info.backend == wgpu::Backend::Gl
+    }
+
     /// Largest field one storage binding can hold, in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
         (self.limits.max_storage_buffer_binding_size).min(self.limits.max_buffer_size)
@@ -215,6 +220,14 @@ impl GpuContext {
     /// GPUs of a desktop), or all on this adapter when it is the only one.
     pub fn peers(self: &Arc<Self>, count: usize) -> Result<Vec<Arc<Self>>> {
         let info = &self.adapter.info;
+        // wgpu's GL devices of one adapter share its one context, and a second device's
+        // thread waits on the first's lock until wgpu-hal gives up with a panic.
+        if count > 1 && info.backend == wgpu::Backend::Gl {
+            return Err(invalid!(
+                "devices = {count} on {} (GL): allowed 1 on the GL backend, which gives every device of an adapter one shared context; use Vulkan, Metal or DX12 for several",
+                info.name
+            ));
+        }
         let mut adapters = vec![self.handle.clone()];
         let backends = wgpu::Backends::from(info.backend);
         for other in pollster::block_on(instance(backends).enumerate_adapters(backends)) {
