@@ -1,21 +1,79 @@
 #!/bin/sh
 # On a real GPU (run by hand, or through the device tool, when one is at hand; not in CI):
-# build, check bit-exactness on a few shapes, then benchmark every kernel, printing each
-# variant's fraction of the device's own copy bandwidth (the "/ceiling" column). About
-# 5 minutes. Usage: benches/gpu.sh [GRID] (default 8192).
+# build, check bit-exactness on a few shapes, benchmark every kernel, printing each variant's
+# fraction of the device's own copy bandwidth (the "/ceiling" column), then run the paper's
+# largest cluster and the default tsunami. About 5 minutes.
+#
+#   benches/gpu.sh [GRID [OUT]]   build here with cargo, then run (GRID: default 8192; OUT: a
+#                                 folder for the benches' JSON reports, default none)
+#   benches/gpu.sh pack DIR       build here and copy the program and the bit-exactness tests
+#                                 into DIR, for a GPU machine of the same architecture
+#                                 without Rust
+#   WAFER_EMU_PREBUILT=DIR benches/gpu.sh [GRID [OUT]]   run what `pack` put in DIR
+#
+# Each stage has a time limit; a failing stage does not stop the next, and the exit status is
+# the last failure's.
 set -eu
-grid=${1:-8192}
 cd "$(dirname "$0")/.."
+tests="determinism swe translation cluster"
+
+if [ "${1:-}" = pack ]; then
+    dir=${2:?usage: benches/gpu.sh pack DIR}
+    mkdir -p "$dir"
+    cargo build --release --quiet
+    cp target/release/wafer-emu "$dir/"
+    for t in $tests; do
+        exe=$(cargo test --release --quiet --no-run --test "$t" --message-format=json |
+            grep '"kind":\["test"\]' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p')
+        cp "$exe" "$dir/$t"
+    done
+    strip "$dir"/*
+    ls -l "$dir"
+    exit 0
+fi
+
+grid=${1:-8192}
+out=${2:-}
+[ -n "$out" ] && mkdir -p "$out"
 export WAFER_EMU_REQUIRE_GPU=1
-cargo build --release --quiet
-./target/release/wafer-emu adapters
-echo "== bit-exactness: wafer, fused engine, banks and clusters == global kernel, GPU == CPU within bound"
-cargo test --release --quiet --test determinism --test swe --test translation --test cluster 2>&1 | grep -E "test result|FAILED|panicked"
+if [ -n "${WAFER_EMU_PREBUILT:-}" ]; then
+    emu=$WAFER_EMU_PREBUILT/wafer-emu
+    check="for t in $tests; do $WAFER_EMU_PREBUILT/\$t -q || exit; done"
+else
+    cargo build --release --quiet
+    emu=./target/release/wafer-emu
+    check="cargo test --release --quiet $(printf -- '--test %s ' $tests)"
+fi
+
+status=0
+# stage SECONDS TITLE COMMAND...: runs COMMAND under a time limit; a failure is remembered.
+stage() {
+    limit=$1 title=$2
+    shift 2
+    echo "== $title"
+    start=$(date +%s)
+    timeout "$limit" "$@" || {
+        status=$?
+        echo "!! $title: exit status $status"
+    }
+    echo "   ($(($(date +%s) - start)) s)"
+}
+# report NAME: the bench's --json arguments when OUT is set.
+report() { [ -z "$out" ] || echo "--json $out/$1.json"; }
+
+stage 30 "adapters" "$emu" adapters
+stage 120 "bit-exactness: wafer, fused engine, banks and clusters == global kernel" \
+    sh -c "$check"
 for kernel in heat5 heat9; do
-    echo "== $kernel on ${grid}^2"
-    ./target/release/wafer-emu bench "$kernel" --grid "$grid" --n 2,8,32,128 --steps 50 --reps 5 --no-cpu
+    # shellcheck disable=SC2046
+    stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,32,128 \
+        --steps 100 --reps 5 --no-cpu $(report "$kernel")
 done
-echo "== swe on ${grid}^2"
-./target/release/wafer-emu bench swe --grid "$grid" --n 8,32,128 --steps 10 --reps 3 --no-cpu
-echo "== the default tsunami"
-./target/release/wafer-emu tsunami --out "$(mktemp -d)/tsunami" --force | grep -E "grid|wall time|emulated"
+# shellcheck disable=SC2046
+# Shallow water on a quarter of the points: its constant fields are built on the CPU.
+stage 90 "swe on $((grid / 2))^2" "$emu" bench swe --grid $((grid / 2)) --n 8,32,128 --steps 20 \
+    --reps 3 --no-cpu $(report swe)
+stage 120 "the paper's largest cluster: 8x8 wafers of 744x1116 PEs at n = 2, fused" \
+    "$emu" run heat5 --wafers 8x8 --pes 744x1116 --n 2 --steps 20 --engine fused --no-output
+stage 60 "the default tsunami" "$emu" tsunami --out "$(mktemp -d)/tsunami" --force
+exit $status
