@@ -131,24 +131,29 @@ impl EngineKind {
         }
     }
 
-    /// The engine and placement `auto` stands for on `problem`, on a GPU adapter or (not
-    /// `gpu`) the CPU backend, after the measurements in the README (Performance): time blocks
-    /// of [`auto_time_block`] steps, on the GPU with the fused engine for
-    /// single-stage kernels at `n <= AUTO_FUSED_MAX_N` only (heat on lavapipe: 5 to 6.5x the
-    /// explicit wafer at n = 2, even at n = 8, behind it above; shallow water, whose nine
-    /// tiles leave spans of 12 to 24 points a side, ran 0.5 to 1.15x), on the CPU for every kernel
-    /// at every `n` (1.7 to 8x); time blocks whenever they are asked for; the explicit wafer
-    /// otherwise.
+    /// The engine and placement `auto` stands for on `problem` on `hardware`, after the
+    /// measurements in the README (Performance): time blocks of [`auto_time_block`] steps, on
+    /// an adapter with the fused engine for single-stage kernels at `n` up to
+    /// [`Hardware::fused_max_n`] only (shallow water, whose three fields crowd the tiles, ran
+    /// 0.5 to 1.15x the explicit wafer on lavapipe and 0.35 to 0.73x on an H200), on the CPU
+    /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
+    /// for; the explicit wafer otherwise.
     /// Other kinds stand for themselves.
-    pub fn resolve(self, problem: &Problem, placement: &Placement, gpu: bool) -> (Self, Placement) {
-        let blocks = !gpu
-            || (problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= AUTO_FUSED_MAX_N);
+    pub fn resolve(
+        self,
+        problem: &Problem,
+        placement: &Placement,
+        hardware: Hardware,
+    ) -> (Self, Placement) {
+        let blocks = hardware == Hardware::Cpu
+            || (problem.spec().stages.len() == 1
+                && problem.cluster.wafer.n <= hardware.fused_max_n());
         match self {
             Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
             Self::Auto if blocks => (
                 Self::Fused,
                 Placement {
-                    time_block: auto_time_block(gpu, problem),
+                    time_block: auto_time_block(hardware != Hardware::Cpu, problem),
                     ..placement.clone()
                 },
             ),
@@ -164,10 +169,10 @@ impl EngineKind {
         self,
         problem: &Problem,
         placement: &Placement,
-        gpu: bool,
+        hardware: Hardware,
         interval: u64,
     ) -> (Self, Placement) {
-        let (kind, mut resolved) = self.resolve(problem, placement, gpu);
+        let (kind, mut resolved) = self.resolve(problem, placement, hardware);
         if self == Self::Auto && placement.time_block <= 1 {
             resolved.time_block = crate::blocking::fitting(resolved.time_block, interval);
         }
@@ -175,8 +180,39 @@ impl EngineKind {
     }
 }
 
-/// Largest `n` at which `auto` picks the fused engine with time blocks.
-pub const AUTO_FUSED_MAX_N: u32 = 4;
+/// What `auto` tells apart when it picks an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hardware {
+    /// The CPU backend, no adapter.
+    Cpu,
+    /// A CPU adapter (lavapipe, llvmpipe).
+    SoftwareAdapter,
+    /// A GPU.
+    Gpu,
+}
+
+impl Hardware {
+    /// What the context runs on (`None`: the CPU backend).
+    pub fn of(ctx: Option<&Arc<GpuContext>>) -> Self {
+        match ctx {
+            None => Self::Cpu,
+            Some(ctx) if ctx.adapter.is_software() => Self::SoftwareAdapter,
+            Some(_) => Self::Gpu,
+        }
+    }
+
+    /// Largest `n` at which `auto` picks the fused engine with time blocks for a single-stage
+    /// kernel. Heat5 against the explicit wafer: on lavapipe 5 to 6.5x at n = 2, even at n = 8,
+    /// behind above; on an H200 (16 KiB tiles) 4.9 / 4.6 / 1.3x at n = 2 / 8 / 32, and at
+    /// n = 128 no PE fits a tile.
+    pub fn fused_max_n(self) -> u32 {
+        match self {
+            Self::Cpu => u32::MAX,
+            Self::SoftwareAdapter => 4,
+            Self::Gpu => 32,
+        }
+    }
+}
 
 /// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
 /// 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at n = 8, 32 and 128:
@@ -206,7 +242,7 @@ pub fn simulator(
     problem: &Problem,
     placement: &Placement,
 ) -> Result<Box<dyn Simulator>> {
-    let (kind, placement) = kind.resolve(problem, placement, ctx.is_some());
+    let (kind, placement) = kind.resolve(problem, placement, Hardware::of(ctx));
     let placement = &placement;
     Ok(match (kind, ctx) {
         (EngineKind::Wafer, Some(ctx)) => {

@@ -438,30 +438,35 @@ fn cpu_time_blocks_equal_the_global_kernel() {
     }
 }
 
-/// `auto` blocks every kernel in time on the CPU backend (9 steps), and on a GPU only the
-/// single-stage kernels (heat), with the fused engine at small n (5 steps); the explicit
-/// wafer otherwise.
+/// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on an adapter
+/// only the single-stage kernels (heat), with the fused engine (5 steps) at n <= 4 on a CPU
+/// adapter and n <= 32 on a GPU; the explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
+    use wafer_emu::engine::Hardware::{Cpu, Gpu, SoftwareAdapter};
     let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
     let swe = common::swe_problem((1, 1), (16, 16), 2, 1);
     // Heat5's remaps reach 2 points: at n = 1 blocks of 15 leave none of 24 x 24 PEs clear of
     // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
-    for (problem, gpu, engine, steps) in [
-        (heat(2), true, Fused, 5),
-        (heat(8), true, Wafer, 1),
-        (swe.clone(), true, Wafer, 1),
-        (heat(8), false, Fused, 15),
-        (swe, false, Fused, 9),
-        (small(24), false, Fused, 9),
-        (small(8), false, Fused, 3),
-        (small(2), false, Fused, 1),
+    for (problem, hardware, engine, steps) in [
+        (heat(2), SoftwareAdapter, Fused, 5),
+        (heat(8), SoftwareAdapter, Wafer, 1),
+        (swe.clone(), SoftwareAdapter, Wafer, 1),
+        (heat(8), Gpu, Fused, 5),
+        (heat(32), Gpu, Fused, 5),
+        (heat(64), Gpu, Wafer, 1),
+        (swe.clone(), Gpu, Wafer, 1),
+        (heat(8), Cpu, Fused, 15),
+        (swe, Cpu, Fused, 9),
+        (small(24), Cpu, Fused, 9),
+        (small(8), Cpu, Fused, 3),
+        (small(2), Cpu, Fused, 1),
     ] {
-        let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), gpu);
+        let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), hardware);
         let what = format!(
-            "{} at n = {}, gpu {gpu}",
+            "{} at n = {}, {hardware:?}",
             problem.spec().name,
             problem.cluster.wafer.n
         );

@@ -369,7 +369,7 @@ fn add_gpu_variants(
         })?;
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        let cap = tile_cap(&ctx.adapter.limits);
+        let cap = tile_cap(ctx.adapter.tile_bytes());
         if fused_block(&g, problem.spec().fields.len(), cap).is_none() {
             let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
             lineup.skipped.push((name, why));

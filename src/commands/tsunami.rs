@@ -243,7 +243,7 @@ pub fn tsunami(
     let (kind, placement) = config.engine_kind.resolve_within(
         problem,
         &config.engine.placement,
-        ctx.is_some(),
+        engine::Hardware::of(ctx.as_ref()),
         sample_every,
     );
     let mut sim = engine::simulator(kind, ctx.as_ref(), problem, &placement)?;

@@ -277,7 +277,8 @@ pub fn all() -> Vec<(String, String)> {
         for (k, stage) in spec.stages.iter().enumerate() {
             let name = format!("{}/{}", spec.name, stage.name);
             // The tile every adapter offers; the constants in one page, and over three.
-            let cap = super::shard::tile_cap(&wgpu::Limits::default());
+            let cap =
+                super::shard::tile_cap(wgpu::Limits::default().max_compute_workgroup_storage_size);
             for (tag, pages) in [("", Pages::ONE), ("3", Pages { count: 3, bits: 20 })] {
                 let block = glam::UVec2::new(4, 3);
                 let variants = [
@@ -293,7 +294,8 @@ pub fn all() -> Vec<(String, String)> {
             }
         }
         let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
-        let cap = super::shard::tile_cap(&wgpu::Limits::default());
+        let cap =
+            super::shard::tile_cap(wgpu::Limits::default().max_compute_workgroup_storage_size);
         let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
         shaders.push((
             format!("blocked/{}", spec.name),

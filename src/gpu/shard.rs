@@ -124,10 +124,10 @@ impl TimeBlock {
 /// `TILE_SLACK` in `shaders/common.wgsl`, checked by a test).
 pub(crate) const TILE_SLACK: u32 = BLOCK_COLS + 2;
 
-/// Values of a fused workgroup's tile on an adapter with these limits: its workgroup memory,
-/// less the slack (`TILE_CAP` in `shaders/fused_tile.wgsl`, composed in).
-pub fn tile_cap(limits: &wgpu::Limits) -> u32 {
-    (limits.max_compute_workgroup_storage_size / 4).saturating_sub(TILE_SLACK)
+/// Values of a fused workgroup's tile of `bytes` of workgroup memory, less the slack
+/// (`TILE_CAP` in `shaders/fused_tile.wgsl`, composed in).
+pub fn tile_cap(bytes: u32) -> u32 {
+    (bytes / 4).saturating_sub(TILE_SLACK)
 }
 
 /// PEs per fused workgroup (a block as wide, then as tall, as a tile of `cap` values holds
@@ -339,7 +339,7 @@ impl Shard {
         let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
-        let cap = tile_cap(&ctx.adapter.limits);
+        let cap = tile_cap(ctx.adapter.tile_bytes());
         let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
         let plan = match (time_block > 1, block) {
             (false, _) => Ok(None),
