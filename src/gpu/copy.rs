@@ -26,7 +26,11 @@ impl CopyKernel {
             ctx.storage_buffer("copy a", &data)?,
             ctx.storage_buffer("copy b", &data)?,
         ];
-        let pipeline = ctx.pipeline("copy", &shaders::copy(), "copy");
+        let entry = match ctx.adapter.is_software() {
+            true => "copy_runs",
+            false => "copy_interleaved",
+        };
+        let pipeline = ctx.pipeline("copy", &shaders::copy(), entry);
         let groups = [0, 1]
             .map(|x| ctx.bind_group(&pipeline, &[("src", &buffers[x]), ("dst", &buffers[1 - x])]));
         let size = ctx.dispatch_size((elements / 4).div_ceil(4));
