@@ -14,16 +14,33 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// The hidden temporary file beside `path` that this process writes before renaming it to
+/// `path` (named by the process, so that one a killed run left behind is never in the way).
+pub fn temp_path(path: &Path) -> std::path::PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Renames the synced temporary file `tmp` to `path` and syncs their folder, so that the new
+/// name survives a crash (where a folder can be opened for that: not on Windows).
+pub fn rename_into_place(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    std::fs::rename(tmp, path)?;
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Ok(folder) = std::fs::File::open(folder.unwrap_or(Path::new("."))) {
+        folder.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(path);
     let result = std::fs::File::create(&tmp)
         .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
+        .and_then(|_| rename_into_place(&tmp, path));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(io_error(path, e));

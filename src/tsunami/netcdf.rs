@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use netcdf3::{DataSet, FileWriter, Version};
@@ -143,22 +143,16 @@ pub fn write(path: &Path, contents: &Contents) -> Result<()> {
     for (key, value) in &contents.attributes {
         set.add_global_attr_string(key, value).map_err(&fail)?;
     }
-    let temp = temp_path(path);
+    let temp = crate::output::temp_path(path);
     let written = write_data(&temp, &set, contents).map_err(|e| encode(path, e));
-    match written.and_then(|()| std::fs::rename(&temp, path).map_err(|e| encode(path, e))) {
+    let placed = |()| crate::output::rename_into_place(&temp, path).map_err(|e| encode(path, e));
+    match written.and_then(placed) {
         Ok(()) => Ok(()),
         Err(e) => {
             let _ = std::fs::remove_file(&temp);
             Err(e)
         }
     }
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map_or("out.nc".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp"))
 }
 
 fn write_data(
@@ -168,7 +162,7 @@ fn write_data(
 ) -> std::result::Result<(), netcdf3::error::WriteError> {
     let file = Buffered(Rc::new(RefCell::new(BufWriter::with_capacity(
         1 << 20,
-        std::fs::File::create_new(temp)?,
+        std::fs::File::create(temp)?,
     ))));
     let mut writer = FileWriter::open_seek_write(&temp.to_string_lossy(), Box::new(file.clone()))?;
     writer.set_def(set, Version::Offset64Bit, 0)?;
