@@ -383,6 +383,7 @@ impl Shard {
                 ];
                 let strips = blocking::strip_cells(c.wafer_points(), g.w());
                 let history = bank.count * fields * remaps as usize * strips;
+                ctx.check_binding("the time blocks' strip history", history as u64 * 4)?;
                 named.push((
                     "history",
                     ctx.storage_buffer("history", &vec![0.0; history.max(1)])?,
