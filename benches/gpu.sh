@@ -69,8 +69,8 @@ for kernel in heat5 heat9; do
     stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,32,128 \
         --steps 100 --reps 5 --no-cpu $(report "$kernel")
 done
-# shellcheck disable=SC2046
 # Shallow water on a quarter of the points: its constant fields are built on the CPU.
+# shellcheck disable=SC2046
 stage 90 "swe on $((grid / 2))^2" "$emu" bench swe --grid $((grid / 2)) --n 8,32,128 --steps 20 \
     --reps 3 --no-cpu $(report swe)
 stage 120 "the paper's largest cluster: 8x8 wafers of 744x1116 PEs at n = 2, fused" \

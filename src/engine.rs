@@ -133,8 +133,7 @@ impl EngineKind {
 
     /// The engine and placement `auto` stands for on `problem` on `hardware`, after the
     /// measurements in the README (Performance): time blocks of [`auto_time_block`] steps, on
-    /// an adapter with the fused engine for single-stage kernels at `n` up to
-    /// [`Hardware::fused_max_n`] only (shallow water, whose three fields crowd the tiles, ran
+    /// an adapter with the fused engine where [`Hardware::blocks`] says (shallow water, whose three fields crowd the tiles, ran
     /// 0.5 to 1.15x the explicit wafer on lavapipe and 0.35 to 0.73x on an H200), on the CPU
     /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
     /// for; the explicit wafer otherwise.
@@ -145,15 +144,12 @@ impl EngineKind {
         placement: &Placement,
         hardware: Hardware,
     ) -> (Self, Placement) {
-        let blocks = hardware == Hardware::Cpu
-            || (problem.spec().stages.len() == 1
-                && problem.cluster.wafer.n <= hardware.fused_max_n());
         match self {
             Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
-            Self::Auto if blocks => (
+            Self::Auto if hardware.blocks(problem) => (
                 Self::Fused,
                 Placement {
-                    time_block: auto_time_block(hardware != Hardware::Cpu, problem),
+                    time_block: auto_time_block(hardware, problem),
                     ..placement.clone()
                 },
             ),
@@ -201,30 +197,32 @@ impl Hardware {
         }
     }
 
-    /// Largest `n` at which `auto` picks the fused engine with time blocks for a single-stage
-    /// kernel. Heat5 against the explicit wafer: on lavapipe 5 to 6.5x at n = 2, even at n = 8,
-    /// behind above; on an H200 (16 KiB tiles) 4.9 / 4.6 / 1.3x at n = 2 / 8 / 32, and at
-    /// n = 128 no PE fits a tile.
-    pub fn fused_max_n(self) -> u32 {
-        match self {
-            Self::Cpu => u32::MAX,
+    /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
+    /// `n`; on an adapter, with the fused engine, single-stage kernels up to n = 4 on a CPU
+    /// adapter and n = 32 on a GPU. Heat5 against the explicit wafer: on lavapipe 5 to 6.5x at
+    /// n = 2, even at n = 8, behind above; on an H200 (16 KiB tiles) 4.9 / 4.6 / 1.3x at
+    /// n = 2 / 8 / 32, and at n = 128 no PE fits a tile.
+    pub fn blocks(self, problem: &Problem) -> bool {
+        let largest_n = match self {
+            Self::Cpu => return true,
             Self::SoftwareAdapter => 4,
             Self::Gpu => 32,
-        }
+        };
+        problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= largest_n
     }
 }
 
-/// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
-/// 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at n = 8, 32 and 128:
+/// Steps per time block that `auto` uses for `problem`: on an adapter 5 (the fastest of 3, 5
+/// and 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at n = 8, 32 and 128:
 /// 15 ran 3 to 22 % faster than 9 in 11 of 12 alternating pairs, 21 no faster than 15), else
 /// 9 (shallow water: 15 no faster; 9 ran 20 % faster than 5); shorter where the wafer has no
 /// PE clear of that block's link bands, none where it has none for any.
-pub fn auto_time_block(gpu: bool, problem: &Problem) -> u32 {
+pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
-    let longest = match (gpu, spec.stages.len()) {
-        (true, _) => 5,
-        (false, 1) => 15,
-        (false, _) => 9,
+    let longest = match (hardware, spec.stages.len()) {
+        (Hardware::SoftwareAdapter | Hardware::Gpu, _) => 5,
+        (Hardware::Cpu, 1) => 15,
+        (Hardware::Cpu, _) => 9,
     };
     let wafer = &problem.cluster.wafer;
     crate::blocking::TIME_BLOCKS
