@@ -10,7 +10,10 @@
 #                                 into DIR, for a GPU machine of the same architecture
 #                                 without Rust
 #   WAFER_EMU_PREBUILT=DIR benches/gpu.sh [GRID [OUT]]   run what `pack` put in DIR
+#   TUNINGS="wafer_rows=2 tile_kib=8,wafer_rows=4" benches/gpu.sh ...   also bench heat5
+#                                 under each WAFER_EMU_TUNING override listed (no rebuild)
 #
+# The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is
 # the last failure's.
 set -eu
@@ -65,14 +68,23 @@ stage 30 "adapters" "$emu" adapters
 stage 120 "bit-exactness: wafer, fused engine, banks and clusters == global kernel" \
     sh -c "$check"
 for kernel in heat5 heat9; do
+    profile=$([ "$kernel" = heat5 ] && echo --profile || true)
     # shellcheck disable=SC2046
     stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,32,128 \
-        --steps 100 --reps 5 --no-cpu $(report "$kernel")
+        --steps 100 --reps 5 --no-cpu $profile $(report "$kernel")
+done
+k=0
+for tuning in ${TUNINGS:-}; do
+    k=$((k + 1))
+    # shellcheck disable=SC2046
+    stage 45 "heat5 on ${grid}^2, WAFER_EMU_TUNING=$tuning" env WAFER_EMU_TUNING="$tuning" \
+        "$emu" bench heat5 --grid "$grid" --n 2,8,32,128 --steps 50 --reps 3 --no-cpu \
+        $(report "heat5-tuning-$k")
 done
 # Shallow water on a quarter of the points: its constant fields are built on the CPU.
 # shellcheck disable=SC2046
 stage 90 "swe on $((grid / 2))^2" "$emu" bench swe --grid $((grid / 2)) --n 8,32,128 --steps 20 \
-    --reps 3 --no-cpu $(report swe)
+    --reps 3 --no-cpu --profile $(report swe)
 stage 120 "the paper's largest cluster: 8x8 wafers of 744x1116 PEs at n = 2, fused" \
     "$emu" run heat5 --wafers 8x8 --pes 744x1116 --n 2 --steps 20 --engine fused --no-output
 stage 60 "the default tsunami" "$emu" tsunami --out "$(mktemp -d)/tsunami" --force

@@ -27,6 +27,7 @@ fn stencils(c: &mut Criterion) {
             wafers: (2, 2),
             devices: 2,
             time_block: 5,
+            profile: false,
         };
         let (lineup, engine) =
             variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");

@@ -31,7 +31,7 @@ fn advance(s: Span, lid: u32, j: u32) {
         return;
     }
     let origin = tile_origin(s, j);
-    for (var c = lid; c < rows * cols; c += WORKGROUP) {
+    for (var c = lid; c < rows * cols; c += FUSED_WORKGROUP) {
         let r = c / cols;
         let t = vec2<u32>(lo + c - r * cols, lo + r);
         let corner = (t.y - w) * s.pitch + t.x - w;

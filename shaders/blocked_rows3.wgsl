@@ -1,11 +1,9 @@
 // import tile_rows3
 // The time block's remap of a Rows3 stage (shaders/fused_blocked.wgsl): one invocation at a
-// time per BLOCK_COLS columns of ROWS tile rows runs the kernel's `update_block` on three
-// rows of the tile, as every other Rows3 driver does. Tile rows have room for a whole block
-// of columns past the tile's width (PITCH_SPARE, composed in).
-
-// Rows one invocation walks with its rolling window of three rows.
-const ROWS: u32 = 16u;
+// time per BLOCK_COLS columns of BLOCK_ROWS tile rows (composed in, per adapter) runs the
+// kernel's `update_block` on three rows of the tile, as every other Rows3 driver does. Tile
+// rows have room for a whole block of columns past the tile's width (PITCH_SPARE, composed
+// in).
 
 // Remap `j` of the block: every point of the tile at least j * w from its low sides.
 fn advance(s: Span, lid: u32, j: u32) {
@@ -16,16 +14,16 @@ fn advance(s: Span, lid: u32, j: u32) {
     let cols = select(0u, s.dims.x - lo, s.dims.x > lo);
     let rows = select(0u, s.dims.y - lo, s.dims.y > lo);
     let col_blocks = (cols + BLOCK_COLS - 1u) / BLOCK_COLS;
-    let row_chunks = (rows + ROWS - 1u) / ROWS;
-    for (var c = lid; c < row_chunks * col_blocks; c += WORKGROUP) {
+    let row_chunks = (rows + BLOCK_ROWS - 1u) / BLOCK_ROWS;
+    for (var c = lid; c < row_chunks * col_blocks; c += FUSED_WORKGROUP) {
         let chunk = c / col_blocks;
         let tx = lo + (c - chunk * col_blocks) * BLOCK_COLS;
-        let ty0 = lo + chunk * ROWS;
+        let ty0 = lo + chunk * BLOCK_ROWS;
         var k = src + (ty0 - 2u) * width + tx - 2u;
         var below = tile_window(k);
         var mid = tile_window(k + width);
         var o = dst + ty0 * width + tx;
-        for (var ty = ty0; ty < min(ty0 + ROWS, s.dims.y); ty++) {
+        for (var ty = ty0; ty < min(ty0 + BLOCK_ROWS, s.dims.y); ty++) {
             k += width;
             let above = tile_window(k + width);
             // Whole blocks: columns past the tile's width land in the row's spare room.

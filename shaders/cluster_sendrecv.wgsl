@@ -1,10 +1,11 @@
-// import fetch wafer_clock
+// import fetch wafer_clock kernel
 // Table 3's sendrecv on every PE of the dispatch's wafers: each comm-layer cell of every state
 // field receives the grid point with the same frame coordinate (`fetch`). Points on the same
 // wafer come from its owned cells (to the left and/or below, possibly several PEs away when
 // n < w); points past the wafer's low edges come from the incoming links (src/cluster/
-// package.rs `receive` is the CPU twin). One invocation fills one field of one PE's comm
-// layer; the one for PE 0, field 0 also keeps the wafer's `clock` (for the point drivers).
+// package.rs `receive` is the CPU twin), by PE (`sendrecv`) or by SENDRECV_CELLS cells of a
+// comm line (`sendrecv_cells`), as the adapter's tuning says; the first invocation of each
+// wafer also keeps its `clock` (for the point drivers).
 // `tick` keeps only the clocks, for the fused engine.
 
 @group(0) @binding(6) var<storage, read_write> clock: array<vec4<u32>>;
@@ -18,6 +19,68 @@ fn tick(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
 }
 
+// Where PE `pe` (of wafer `local`, field `f`) keeps its comm layer.
+struct CommLayer {
+    local: u32,
+    f: u32,
+    base: u32,
+    px: u32,
+    py: u32,
+}
+
+fn comm_layer(local: u32, f: u32, pe: u32) -> CommLayer {
+    let base = f * wafer.plane + local * cluster.wafer_cells + pe * wafer.block;
+    return CommLayer(local, f, base, pe % wafer.pes_x, pe / wafer.pes_x);
+}
+
+// Cells [t0, t1) of row `line` of the lower strip: the first w columns may lie to the left;
+// the others are the owned columns of the same PE column, one row of the PE below or of the
+// up package from the wafer below.
+fn lower_row(l: CommLayer, line: u32, t0: u32, t1: u32) {
+    let n = wafer.n;
+    let w = wafer.w;
+    let fy = i32(l.py * n + line) - i32(w);
+    let out = l.base + line * wafer.stride;
+    for (var j = t0; j < min(t1, w); j++) {
+        x[out + j] = fetch(l.local, l.f, i32(l.px * n + j) - i32(w), fy);
+    }
+    if fy >= 0 {
+        let row = l.f * wafer.plane + owned_index(l.local, l.px * n, u32(fy)) - w;
+        for (var j = max(t0, w); j < t1; j++) {
+            x[out + j] = x[row + j];
+        }
+    } else {
+        let k = wafer_ids[l.local];
+        let row = slot_base(below(k), cluster.up_cells, l.f) + u32(fy + i32(w)) * cluster.width + l.px * n - w;
+        for (var j = max(t0, w); j < t1; j++) {
+            x[out + j] = up_links[row + j];
+        }
+    }
+}
+
+// Rows [w + t0, w + t1) of column `c` of the left strip: one column of the same PE row, or
+// of the right package from the wafer to the left.
+fn left_column(l: CommLayer, c: u32, t0: u32, t1: u32) {
+    let n = wafer.n;
+    let w = wafer.w;
+    let stride = wafer.stride;
+    let fx = i32(l.px * n + c) - i32(w);
+    if fx >= 0 {
+        let column = l.f * wafer.plane + owned_index(l.local, u32(fx), l.py * n) - w * stride;
+        for (var i = w + t0; i < w + t1; i++) {
+            x[l.base + i * stride + c] = x[column + i * stride];
+        }
+    } else {
+        let k = wafer_ids[l.local];
+        let column = slot_base(left_of(k), cluster.right_cells, l.f) + l.py * n * w + u32(fx + i32(w));
+        for (var i = w + t0; i < w + t1; i++) {
+            x[l.base + i * stride + c] = right_links[column + i * w];
+        }
+    }
+}
+
+// One invocation per field of a PE: its whole comm layer (a CPU adapter's SIMD lanes take
+// neighbouring PEs).
 @compute @workgroup_size(64)
 fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let pes = wafer.pes_x * wafer.pes_y;
@@ -25,56 +88,39 @@ fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     if item.x >= dispatch.first + dispatch.count {
         return;
     }
-    let local = item.x;
-    let pe = item.y % pes;
-    let f = item.y / pes;
-    let k = wafer_ids[local];
     if item.y == 0u {
-        clock[local] = clock_after(k, clock[local].x + 1u);
+        clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
     }
-    let n = wafer.n;
+    let l = comm_layer(item.x, item.y / pes, item.y % pes);
+    for (var line = 0u; line < wafer.w; line++) {
+        lower_row(l, line, 0u, wafer.stride);
+        left_column(l, line, 0u, wafer.n);
+    }
+}
+
+// One invocation per SENDRECV_CELLS cells of one comm line (a lower row or a left column) of
+// one field of one PE (a GPU's invocations each copy one cell, neighbours neighbouring ones).
+@compute @workgroup_size(64)
+fn sendrecv_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let pes = wafer.pes_x * wafer.pes_y;
     let w = wafer.w;
-    let stride = wafer.stride;
-    let plane = f * wafer.plane;
-    let base = plane + local * cluster.wafer_cells + pe * wafer.block;
-    let px = pe % wafer.pes_x;
-    let py = pe / wafer.pes_x;
-    // Frame coordinates of the PE's cell (0, 0).
-    let x0 = i32(px * n) - i32(w);
-    let y0 = i32(py * n) - i32(w);
-    for (var line = 0u; line < w; line++) {
-        // Row `line` of the lower strip: the first w columns may lie to the left; the others
-        // are the owned columns of the same PE column, one row of the PE below or of the up
-        // package from the wafer below.
-        let fy = y0 + i32(line);
-        let out = base + line * stride;
-        for (var j = 0u; j < w; j++) {
-            x[out + j] = fetch(local, f, x0 + i32(j), fy);
-        }
-        if fy >= 0 {
-            let row = plane + owned_index(local, px * n, u32(fy)) - w;
-            for (var j = w; j < stride; j++) {
-                x[out + j] = x[row + j];
-            }
-        } else {
-            let row = slot_base(below(k), cluster.up_cells, f) + u32(fy + i32(w)) * cluster.width + px * n - w;
-            for (var j = w; j < stride; j++) {
-                x[out + j] = up_links[row + j];
-            }
-        }
-        // Column `line` of the left strip, rows [w, n + w): one column of the same PE row, or
-        // of the right package from the wafer to the left.
-        let fx = x0 + i32(line);
-        if fx >= 0 {
-            let column = plane + owned_index(local, u32(fx), py * n) - w * stride;
-            for (var i = w; i < stride; i++) {
-                x[base + i * stride + line] = x[column + i * stride];
-            }
-        } else {
-            let column = slot_base(left_of(k), cluster.right_cells, f) + py * n * w + u32(fx + i32(w));
-            for (var i = w; i < stride; i++) {
-                x[base + i * stride + line] = right_links[column + i * w];
-            }
-        }
+    let chunks = (wafer.stride + SENDRECV_CELLS - 1u) / SENDRECV_CELLS;
+    let per_pe = 2u * w * chunks;
+    let item = split_id(linear_id(gid, groups), pes * cluster.fields * per_pe);
+    if item.x >= dispatch.first + dispatch.count {
+        return;
+    }
+    if item.y == 0u {
+        clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
+    }
+    let pe_field = item.y / per_pe;
+    let job = item.y - pe_field * per_pe;
+    let l = comm_layer(item.x, pe_field / pes, pe_field % pes);
+    let line = job / chunks;
+    let t0 = (job - line * chunks) * SENDRECV_CELLS;
+    if line < w {
+        lower_row(l, line, t0, min(t0 + SENDRECV_CELLS, wafer.stride));
+    } else {
+        left_column(l, line - w, t0, min(t0 + SENDRECV_CELLS, wafer.n));
     }
 }

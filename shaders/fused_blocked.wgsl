@@ -70,7 +70,7 @@ fn load_span(s: Span, lid: u32) {
     let origin = s.origin - vec2<u32>(TIME_BLOCK * wafer.w);
     let segs = (s.dims.x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = s.dims.y * segs;
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let run = run_of(s.local, origin, segs, per_field, c);
         load_run(run.first, run.f * TILE_VALUES + run.row * s.pitch + run.x0, s.dims.x - run.x0);
     }
@@ -84,7 +84,7 @@ fn store_span(s: Span, lid: u32, t: u32) {
     let trash = wafer.plane - 1u;
     let segs = (s.size.x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = s.size.y * segs;
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let run = run_of(s.local, s.origin, segs, per_field, c);
         let o = columns(run.first);
         let k = t + run.f * TILE_VALUES + (reach + run.row) * s.pitch + reach + run.x0;
@@ -114,7 +114,7 @@ fn keep_strips(s: Span, lid: u32, j: u32, t: u32) {
     // The top rows of the span in the strip, then the right columns below them.
     let top_cells = top * s.size.x;
     let per_field = top_cells + right * (s.size.y - top);
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let f = c / per_field;
         let m = c - f * per_field;
         var p: vec2<u32>;
@@ -131,7 +131,7 @@ fn keep_strips(s: Span, lid: u32, j: u32, t: u32) {
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(FUSED_WORKGROUP)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = span_of(wid.x + wid.y * groups.x);
     load_span(s, lid);

@@ -17,7 +17,7 @@ fn cur(f: u32, dx: u32, dy: u32) -> f32 {
     return tile[f * tile_plane + tile_at + dy * tile_width + dx];
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(FUSED_WORKGROUP)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = receive(wid.x + wid.y * groups.x, lid);
     if b.local >= dispatch.first + dispatch.count {
@@ -31,7 +31,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
     let n = wafer.n;
     let per_pe = n * n;
     let origin = clock[b.local];
-    for (var c = lid; c < b.pes.x * b.pes.y * per_pe; c += WORKGROUP) {
+    for (var c = lid; c < b.pes.x * b.pes.y * per_pe; c += FUSED_WORKGROUP) {
         let pe = c / per_pe;
         let cell = c - pe * per_pe;
         let i = cell / n;

@@ -1,18 +1,16 @@
 // import fused_tile tile_rows3 kernel
 // The fused engine for a Rows3 stage: after the tile is in, the block's owned points are one
 // grid in the tile, whatever n is. One invocation at a time per BLOCK_COLS columns of
-// FUSED_ROWS rows of it runs the kernel's `update_block` on three rows of the tile, exactly
-// as the explicit driver does on three rows of the SRAM, and stores each column in its PE's
+// FUSED_ROWS rows of it (composed in, per adapter, like FUSED_WORKGROUP) runs the kernel's
+// `update_block` on three rows of the tile, exactly as the explicit driver does on three rows
+// of the SRAM, and stores each column in its PE's
 // SRAM block. Unlike blocks of one PE's columns, this wastes no work where n is not a
 // multiple of BLOCK_COLS (at n = 2, a quarter of the columns computed were owned).
 
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
 
-// Rows one invocation walks with its rolling window of three tile rows.
-const FUSED_ROWS: u32 = 4u;
-
-@compute @workgroup_size(64)
+@compute @workgroup_size(FUSED_WORKGROUP)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = receive(wid.x + wid.y * groups.x, lid);
     if b.local >= dispatch.first + dispatch.count {
@@ -30,7 +28,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
     // Columns past the block's owned ones go to the last spare cell after the SRAM blocks
     // (lavapipe crashes on these stores made conditional).
     let trash = wafer.plane - 1u;
-    for (var c = lid; c < row_chunks * col_blocks; c += WORKGROUP) {
+    for (var c = lid; c < row_chunks * col_blocks; c += FUSED_WORKGROUP) {
         let chunk = c / col_blocks;
         let x0 = (c - chunk * col_blocks) * BLOCK_COLS;
         let y0 = chunk * FUSED_ROWS;

@@ -54,7 +54,7 @@ fn load_tile(b: PeBlock, lid: u32) {
     // Tile rows below the wafer (w at the wafer's low edge, else none).
     let below_rows = u32(max(-origin.y, 0));
     let edge = b.size.y + below_rows * b.pes.x;
-    for (var c = lid; c < edge * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < edge * cluster.fields; c += FUSED_WORKGROUP) {
         let f = c / edge;
         let r = c - f * edge;
         if r < b.size.y {
@@ -77,7 +77,7 @@ fn load_tile(b: PeBlock, lid: u32) {
     let segs = (owned_x + LOAD_RUN - 1u) / LOAD_RUN;
     let per_field = (b.size.y - below_rows) * segs;
     let on_wafer = vec2<u32>(b.pe0.x * n, u32(origin.y + i32(below_rows)));
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let run = run_of(b.local, on_wafer, segs, per_field, c);
         load_run(run.first, tile_index(b, run.f, w + run.x0, below_rows + run.row), owned_x - run.x0);
     }
@@ -101,7 +101,7 @@ fn write_comm(b: PeBlock, lid: u32) {
     let stride = wafer.stride;
     let comm = stride * stride - n * n;
     let per_field = b.pes.x * b.pes.y * comm;
-    for (var c = lid; c < per_field * cluster.fields; c += WORKGROUP) {
+    for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let f = c / per_field;
         let r = c - f * per_field;
         let pe = r / comm;

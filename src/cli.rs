@@ -761,6 +761,9 @@ pub struct BenchArgs {
     /// Steps per time block of extra rows (1, 3, 5, 7, 9, 15 or 21; 1: none): the GPU's fused engine and the CPU backend, every kernel
     #[arg(long, default_value_t = 5)]
     pub time_block: u32,
+    /// After the timed runs, run each GPU variant once more with a GPU timestamp before and after every dispatch, and print the GPU time per step of each kernel
+    #[arg(long)]
+    pub profile: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -852,6 +855,7 @@ impl BenchArgs {
             wafers: self.wafers,
             devices: self.devices,
             time_block: self.time_block,
+            profile: self.profile,
         };
         config.validate()?;
         Ok(config)

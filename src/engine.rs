@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::cpu::{CpuCluster, CpuGlobal};
 use crate::gpu::{
     parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, NATIVE_BACKENDS,
+    TUNING_VAR,
 };
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
@@ -89,6 +90,12 @@ fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>)
         warnings.push(format!(
             "warning: {} is a software adapter (runs on the CPU); numbers are not GPU numbers",
             ctx.describe()
+        ));
+    }
+    if std::env::var_os(TUNING_VAR).is_some() {
+        warnings.push(format!(
+            "warning: {TUNING_VAR} sets the kernels' shapes: {}",
+            ctx.tuning.line()
         ));
     }
     (Some(ctx), warnings)

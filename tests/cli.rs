@@ -1061,6 +1061,101 @@ fn bench_skips_variants_that_do_not_fit() {
     }
 }
 
+/// `bench --profile` times every dispatch of each GPU variant: the explicit wafer's sendrecv
+/// and compute once per step, the fused engine's receive tick, time blocks once per block;
+/// the kernels' time fits in the profiled run's wall time. The CPU backend is refused.
+#[test]
+fn bench_profile_times_each_kernel_of_each_gpu_variant() {
+    let Some(ctx) = common::gpu() else { return };
+    if let Err(e) = ctx.check_profile() {
+        println!("SKIPPED: {e}");
+        return;
+    }
+    let report = json_of(&[
+        "bench",
+        "heat5",
+        "--grid",
+        "120",
+        "--n",
+        "3,40",
+        "--steps",
+        "10",
+        "--reps",
+        "1",
+        "--time-block",
+        "5",
+        "--profile",
+        "--json",
+        "-",
+    ]);
+    let rows = report["rows"].as_array().unwrap();
+    let profile = |variant: &str| {
+        let row = rows
+            .iter()
+            .find(|r| r["variant"].as_str().unwrap().starts_with(variant))
+            .unwrap_or_else(|| panic!("no row {variant}: {report:#}"));
+        row["profile"].clone()
+    };
+    // Dispatches per step of each kernel, by variant.
+    let expect: [(&str, &[(&str, f64)]); 5] = [
+        ("GPU copy", &[("copy", 1.0)]),
+        ("GPU global", &[("heat5", 1.0)]),
+        (
+            "GPU emulated wafer 40x40 PEs, n = 3",
+            &[("sendrecv", 1.0), ("heat5", 1.0)],
+        ),
+        (
+            "GPU fused wafer 40x40 PEs, n = 3",
+            &[("tick", 1.0), ("heat5", 1.0)],
+        ),
+        (
+            "GPU fused wafer 40x40 PEs, n = 3, time blocks",
+            &[("time block", 0.2)],
+        ),
+    ];
+    for (variant, kernels) in expect {
+        let p = profile(variant);
+        let found = p["kernels"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{variant}: {p:#}"));
+        let mut busy = 0.0;
+        for k in found {
+            let seconds = k["gpu_seconds"].as_f64().unwrap();
+            assert!(seconds > 0.0, "{variant}: {k}");
+            busy += seconds;
+        }
+        for &(label, per_step) in kernels {
+            let k = found
+                .iter()
+                .find(|k| k["kernel"] == label)
+                .unwrap_or_else(|| panic!("{variant}: no {label} in {p:#}"));
+            assert_eq!(
+                k["dispatches"].as_f64().unwrap(),
+                per_step * 10.0,
+                "{variant}: {k}"
+            );
+        }
+        assert!(
+            busy <= p["wall_seconds"].as_f64().unwrap(),
+            "{variant}: {p:#}"
+        );
+    }
+    assert!(profile("CPU").is_null(), "{report:#}");
+    assert_rejected(
+        &[
+            "bench",
+            "--grid",
+            "64",
+            "--n",
+            "8",
+            "--backend",
+            "cpu",
+            "--profile",
+        ],
+        &["--profile", "needs a GPU adapter"],
+    );
+}
+
 /// A run file holds what a command line says; flags override it; unknown keys are named.
 #[test]
 fn run_files_hold_the_command_line_and_flags_override_them() {

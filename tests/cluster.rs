@@ -12,7 +12,7 @@ use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
 use wafer_emu::cpu::{CpuCluster, CpuGlobal};
 use wafer_emu::error::Error;
 use wafer_emu::gpu::constants::Pages;
-use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement};
+use wafer_emu::gpu::{CopyOrder, GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::{Problem, Simulator};
 
@@ -366,6 +366,78 @@ fn time_blocks_equal_the_global_kernel() {
     assert!(engine.describe().contains(why), "{}", engine.describe());
     let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
     assert_same_bits(&mut engine, &mut global, &[5], why);
+}
+
+/// The kernels' shapes (`WAFER_EMU_TUNING`) change speed, never bits: a GPU's tuning (sendrecv
+/// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
+/// invocation, sendrecv by 3 cells of a comm line or by PE, fused workgroups of 96 and 256
+/// invocations, n from 1 (below w) to 3, on the explicit and fused engines and time blocks,
+/// each against the global kernel of the adapter's own tuning.
+#[test]
+fn every_tuning_keeps_the_bits() {
+    let Some(ctx) = common::gpu() else { return };
+    let most = ctx.adapter.limits.max_compute_workgroup_storage_size;
+    let most_invocations = ctx.adapter.limits.max_compute_invocations_per_workgroup;
+    let tunings = [
+        Tuning::gpu(most),
+        Tuning {
+            tile_bytes: 4 << 10,
+            wafer_rows: 3,
+            global_rows: 5,
+            sendrecv_cells: Some(3),
+            copy: CopyOrder::Runs,
+            fused_invocations: 96,
+            fused_rows: 3,
+            block_rows: 5,
+        },
+        Tuning {
+            tile_bytes: 8 << 10,
+            wafer_rows: 7,
+            global_rows: 1,
+            sendrecv_cells: None,
+            copy: CopyOrder::Interleaved,
+            fused_invocations: most_invocations.min(256),
+            fused_rows: 1,
+            block_rows: 1,
+        },
+    ];
+    let shapes = [
+        ((1, 1), (23, 17), 3),
+        ((2, 1), (19, 11), 2),
+        ((1, 2), (9, 7), 1),
+    ];
+    for tuning in tunings {
+        let tuned = ctx.retuned(tuning);
+        for kernel in KernelKind::ALL {
+            for (wafers, pes, n) in shapes {
+                let problem = match kernel {
+                    KernelKind::Swe => common::swe_problem(wafers, pes, n, 7),
+                    heat => common::cluster_problem(heat, wafers, pes, n, 7),
+                };
+                let engines =
+                    [(false, 1), (true, 1), (true, 3)].map(|(fused, time_block)| Placement {
+                        fused,
+                        time_block,
+                        ..placement(1)
+                    });
+                for placement in engines {
+                    let mut engine = GpuCluster::new(tuned.clone(), &problem, &placement).unwrap();
+                    let what = format!(
+                        "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}, tuning {}: {}",
+                        kernel.name(),
+                        tuning.line(),
+                        engine.describe()
+                    );
+                    let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+                    assert_same_bits(&mut engine, &mut global, &[4, 9], &what);
+                }
+                let mut global = GpuGlobal::new(tuned.clone(), &problem).unwrap();
+                let mut reference = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+                let what = format!("{} global kernel, tuning {}", kernel.name(), tuning.line());
+                assert_same_bits(&mut global, &mut reference, &[5], &what);
+            }
+        }
+    }
 }
 
 /// The CPU backend's time blocks equal the CPU global kernel bit for bit, and count the same

@@ -1,7 +1,7 @@
 //! `wafer-emu adapters`: the GPU adapters a run could use.
 
 use crate::engine::{BackendChoice, EngineRequest};
-use crate::gpu::{list_adapters, AdapterRequest, NATIVE_BACKENDS};
+use crate::gpu::{list_adapters, AdapterRequest, Tuning, NATIVE_BACKENDS};
 
 /// One line per adapter the request admits, software adapters tagged.
 pub fn adapters(request: &EngineRequest) -> Vec<String> {
@@ -28,7 +28,8 @@ pub fn adapters(request: &EngineRequest) -> Vec<String> {
             } else {
                 ""
             };
-            format!("{k}: {}{tag}", adapter.line())
+            let tuning = Tuning::of(adapter).map_or_else(|e| e.to_string(), |t| t.line());
+            format!("{k}: {}{tag} | tuning {tuning}", adapter.line())
         })
         .collect()
 }

@@ -12,7 +12,8 @@ use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
 use crate::gpu::{
-    fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement, TimeBlock,
+    fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement, Profile,
+    TimeBlock,
 };
 use crate::kernels::{Kernel, KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
@@ -45,6 +46,9 @@ pub struct BenchConfig {
     /// Steps per time block of the extra time-block rows (GPU fused engine, CPU backend; 1:
     /// none); the timed steps are rounded up to whole blocks.
     pub time_block: u32,
+    /// After the timed repetitions, one more run of each GPU variant with every dispatch
+    /// timed on the GPU ([`Profile`]).
+    pub profile: bool,
 }
 
 impl BenchConfig {
@@ -117,6 +121,15 @@ pub struct BenchRow {
     pub max_updates_per_second: f64,
     /// The row this one is compared with in the `/wafer` column.
     pub baseline: Option<String>,
+    /// With `--profile`: the GPU time per kernel of one more run of `steps` steps.
+    pub profile: Option<Profiled>,
+}
+
+/// A profiled run of a variant: the GPU time of each kernel, and the run's wall time.
+#[derive(Clone, Debug)]
+pub struct Profiled {
+    pub profile: Profile,
+    pub wall_seconds: f64,
 }
 
 /// All rows of one bench run.
@@ -157,6 +170,8 @@ impl<'a> Variant<'a> {
 pub struct Lineup {
     pub variants: Vec<Variant<'static>>,
     pub skipped: Vec<(String, String)>,
+    /// The device the GPU variants run on (the first of a multi-device cluster's).
+    pub ctx: Option<Arc<GpuContext>>,
 }
 
 impl Lineup {
@@ -185,13 +200,25 @@ pub fn variants(
     config.validate()?;
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
+    if config.profile {
+        ctx.as_ref()
+            .ok_or_else(|| {
+                invalid!(
+                    "--profile times GPU dispatches: it needs a GPU adapter, not the CPU backend"
+                )
+            })?
+            .check_profile()?;
+    }
     let kernel = configure(config)?;
     let problems: Vec<Problem> = config
         .ns
         .iter()
         .map(|&n| problem(config, &kernel, n))
         .collect::<Result<_>>()?;
-    let mut lineup = Lineup::default();
+    let mut lineup = Lineup {
+        ctx: ctx.clone(),
+        ..Lineup::default()
+    };
     if let Some(ctx) = &ctx {
         add_gpu_variants(&mut lineup, ctx, &problems, config.time_block)?;
         if config.wafers != (1, 1) {
@@ -207,7 +234,9 @@ pub fn variants(
     }
     Ok((
         lineup,
-        ctx.map_or("CPU backend".to_string(), |c| c.describe()),
+        ctx.map_or("CPU backend".to_string(), |c| {
+            format!("{}, tuning {}", c.describe(), c.tuning.line())
+        }),
     ))
 }
 
@@ -218,6 +247,7 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         Lineup {
             mut variants,
             skipped,
+            ctx,
         },
         engine,
     ) = variants(config, on_warning)?;
@@ -229,11 +259,19 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
             times.push(started.elapsed().as_secs_f64());
         }
     }
+    let mut profiles = vec![];
+    for variant in &mut variants {
+        profiles.push(match (&ctx, config.profile) {
+            (Some(ctx), true) => profile(ctx, variant, config.steps)?,
+            _ => None,
+        });
+    }
     let points = config.grid as f64 * config.grid as f64;
     let rows = variants
         .into_iter()
         .zip(samples)
-        .map(|(variant, mut times)| {
+        .zip(profiles)
+        .map(|((variant, mut times), profile)| {
             times.sort_by(f64::total_cmp);
             let rate = |seconds: f64| points * config.steps as f64 / seconds;
             BenchRow {
@@ -242,6 +280,7 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
                 min_updates_per_second: rate(times[times.len() - 1]),
                 max_updates_per_second: rate(times[0]),
                 baseline: variant.baseline,
+                profile,
             }
         })
         .collect();
@@ -251,6 +290,23 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         rows,
         skipped,
     })
+}
+
+/// One more run of `variant` with its dispatches on `ctx` timed; `None` for a variant that
+/// dispatches nothing there (the CPU rows).
+fn profile(ctx: &GpuContext, variant: &mut Variant, steps: u64) -> Result<Option<Profiled>> {
+    ctx.start_profile()?;
+    let started = Instant::now();
+    let run = variant.run(steps);
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let profile = ctx.finish_profile()?;
+    run?;
+    Ok(profile
+        .filter(|p| !p.kernels.is_empty())
+        .map(|profile| Profiled {
+            profile,
+            wall_seconds,
+        }))
 }
 
 impl BenchReport {
@@ -277,6 +333,16 @@ impl BenchReport {
                     "max": r.max_updates_per_second,
                 },
                 "baseline": r.baseline,
+                "profile": r.profile.as_ref().map(|p| serde_json::json!({
+                    "steps": c.steps,
+                    "wall_seconds": p.wall_seconds,
+                    "untimed_dispatches": p.profile.untimed,
+                    "kernels": p.profile.kernels.iter().map(|k| serde_json::json!({
+                        "kernel": k.label,
+                        "dispatches": k.dispatches,
+                        "gpu_seconds": k.seconds,
+                    })).collect::<Vec<_>>(),
+                })),
             })).collect::<Vec<_>>(),
         })
     }
@@ -369,7 +435,7 @@ fn add_gpu_variants(
         })?;
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        let cap = tile_cap(ctx.adapter.tile_bytes());
+        let cap = tile_cap(ctx.tuning.tile_bytes);
         if fused_block(&g, problem.spec().fields.len(), cap).is_none() {
             let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
             lineup.skipped.push((name, why));
@@ -443,6 +509,56 @@ fn add_cpu_variants(
         }
     }
     Ok(())
+}
+
+impl BenchReport {
+    /// With `--profile`: per GPU row, the GPU time per step of its dispatches and of each
+    /// kernel, against the profiled run's wall time.
+    fn write_profiles(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let steps = self.config.steps as f64;
+        let ms = |seconds: f64| seconds * 1e3 / steps;
+        let profiled: Vec<_> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.profile.as_ref().map(|p| (r, p)))
+            .collect();
+        if profiled.is_empty() {
+            return Ok(());
+        }
+        writeln!(
+            f,
+            "GPU time per step (one more run of each variant, a timestamp before and after each dispatch on the first device):"
+        )?;
+        for (row, p) in profiled {
+            let busy = p.profile.seconds();
+            writeln!(
+                f,
+                "  {}: dispatches {:.3} ms of {:.3} ms wall ({:.0} %)",
+                row.name,
+                ms(busy),
+                ms(p.wall_seconds),
+                100.0 * busy / p.wall_seconds
+            )?;
+            for k in &p.profile.kernels {
+                writeln!(
+                    f,
+                    "    {:<24} {:>9.3} ms {:>5.1} % {:>7.1} dispatches",
+                    k.label,
+                    ms(k.seconds),
+                    100.0 * k.seconds / busy.max(f64::MIN_POSITIVE),
+                    k.dispatches as f64 / steps
+                )?;
+            }
+            if p.profile.untimed > 0 {
+                writeln!(
+                    f,
+                    "    ({} dispatches past the profile's capacity, untimed)",
+                    p.profile.untimed
+                )?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Bytes a copy row moves per point update: one f32 read and one written.
@@ -526,6 +642,7 @@ impl fmt::Display for BenchReport {
         for (name, why) in &self.skipped {
             writeln!(f, "{name:<48} skipped: {why}")?;
         }
+        self.write_profiles(f)?;
         write!(
             f,
             "GB/s counts {} bytes per point update (each field read and written once per stage; the copies {COPY_BYTES}); /ceiling compares GB/s",

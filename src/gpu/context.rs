@@ -1,11 +1,13 @@
 //! The GPU context: adapter selection from flags and the environment, the device with the
 //! adapter's own limits, and the generic helpers (buffers, pipelines, dispatch, readback).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
+use super::profile::{Profile, Recording, PROFILE_FEATURES};
 use super::shaders;
+use super::tuning::Tuning;
 use crate::{invalid, Error, Result};
 
 /// The native backends wafer-emu can run on (all but the browser and no-op ones).
@@ -61,22 +63,7 @@ pub struct AdapterSummary {
     pub limits: wgpu::Limits,
 }
 
-/// The most workgroup memory a fused tile takes on a GPU (see [`AdapterSummary::tile_bytes`]).
-const GPU_TILE_BYTES: u32 = 16 << 10;
-
 impl AdapterSummary {
-    /// Workgroup memory a fused tile takes: all the adapter offers on a CPU adapter; on a GPU
-    /// at most 16 KiB, so that several workgroups share a multiprocessor (H200, heat5 8192^2,
-    /// against its 48 KiB: time blocks at n = 2 / 8 / 32 1.2x faster, the fused engine 1.1 /
-    /// 1.4 / 1.7x; 8 and 4 KiB starved the time blocks of room).
-    pub fn tile_bytes(&self) -> u32 {
-        let most = self.limits.max_compute_workgroup_storage_size;
-        match self.is_software() {
-            true => most,
-            false => most.min(GPU_TILE_BYTES),
-        }
-    }
-
     /// True for CPU (software) adapters such as lavapipe and llvmpipe.
     pub fn is_software(&self) -> bool {
         self.info.device_type == wgpu::DeviceType::Cpu
@@ -186,7 +173,11 @@ pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub adapter: AdapterSummary,
+    /// The kernels' shapes on this adapter.
+    pub tuning: Tuning,
     handle: wgpu::Adapter,
+    /// The timestamps of the profile being recorded, if one is.
+    profile: Mutex<Option<Recording>>,
 }
 
 /// Threads per workgroup of every kernel (`WORKGROUP` in `shaders/common.wgsl`).
@@ -215,9 +206,11 @@ impl GpuContext {
             info: handle.get_info(),
             limits: handle.limits(),
         };
+        let tuning = Tuning::of(&summary)?;
         let desc = wgpu::DeviceDescriptor {
             label: Some("wafer-emu"),
             required_limits: summary.limits.clone(),
+            required_features: handle.features() & PROFILE_FEATURES,
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(handle.request_device(&desc))
@@ -226,7 +219,9 @@ impl GpuContext {
             device,
             queue,
             adapter: summary,
+            tuning,
             handle,
+            profile: Mutex::new(None),
         }))
     }
 
@@ -260,12 +255,68 @@ impl GpuContext {
         Ok(devices)
     }
 
+    /// This device with the kernels shaped by `tuning` instead (the same device and queue).
+    pub fn retuned(&self, tuning: Tuning) -> Arc<Self> {
+        Arc::new(Self {
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            adapter: self.adapter.clone(),
+            tuning,
+            handle: self.handle.clone(),
+            profile: Mutex::new(None),
+        })
+    }
+
+    /// Fails, saying why, where this device cannot time its dispatches.
+    pub fn check_profile(&self) -> Result<()> {
+        match self.device.features().contains(PROFILE_FEATURES) {
+            true => Ok(()),
+            false => Err(Error::Gpu(format!(
+                "{} cannot time dispatches: it lacks timestamp queries inside compute passes",
+                self.describe()
+            ))),
+        }
+    }
+
+    /// Starts timing every dispatch recorded from now on (discarding a profile under way).
+    pub fn start_profile(&self) -> Result<()> {
+        self.check_profile()?;
+        *self.recording() = Some(Recording::default());
+        Ok(())
+    }
+
+    /// Stops timing and returns the time per kernel since [`GpuContext::start_profile`]; the
+    /// recorded dispatches must have been submitted. `None` when no profile was started.
+    pub fn finish_profile(&self) -> Result<Option<Profile>> {
+        let recording = self.recording().take();
+        recording.map(|r| r.finish(self)).transpose()
+    }
+
+    fn recording(&self) -> std::sync::MutexGuard<'_, Option<Recording>> {
+        self.profile.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a dispatch of `(x, y)` workgroups of `pipeline`, which is set on `pass`, timed
+    /// while a profile is recorded.
+    pub fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        pipeline: &Pipeline,
+        (x, y): (u32, u32),
+    ) {
+        let dispatch = |pass: &mut wgpu::ComputePass<'_>| pass.dispatch_workgroups(x, y, 1);
+        match self.recording().as_mut() {
+            Some(recording) => recording.around(&self.device, pass, &pipeline.label, dispatch),
+            None => dispatch(pass),
+        }
+    }
+
     /// Checks that a buffer of `bytes` fits one storage binding of this adapter.
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
         let max = self.adapter.max_binding_bytes();
         if bytes > max {
             return Err(Error::TooLarge(format!(
-                "{what} needs {} MiB per field, but {} allows {} MiB per storage binding: use fewer PEs or a smaller n",
+                "{what} needs {} MiB in one storage binding, but {} allows {} MiB per storage binding: use fewer PEs or a smaller n",
                 bytes.div_ceil(1 << 20),
                 self.adapter.info.name,
                 max >> 20

@@ -26,11 +26,7 @@ impl CopyKernel {
             ctx.storage_buffer("copy a", &data)?,
             ctx.storage_buffer("copy b", &data)?,
         ];
-        let entry = match ctx.adapter.is_software() {
-            true => "copy_runs",
-            false => "copy_interleaved",
-        };
-        let pipeline = ctx.pipeline("copy", &shaders::copy(), entry);
+        let pipeline = ctx.pipeline("copy", &shaders::copy(), ctx.tuning.copy.entry());
         let groups = [0, 1]
             .map(|x| ctx.bind_group(&pipeline, &[("src", &buffers[x]), ("dst", &buffers[1 - x])]));
         let size = ctx.dispatch_size((elements / 4).div_ceil(4));
@@ -49,7 +45,7 @@ impl CopyKernel {
         self.ctx.run_steps(0, passes, self.elements, |pass, k| {
             pass.set_pipeline(&self.pipeline.raw);
             pass.set_bind_group(0, &self.groups[(k % 2) as usize], &[]);
-            pass.dispatch_workgroups(self.size.0, self.size.1, 1);
+            self.ctx.dispatch(pass, &self.pipeline, self.size);
         })
     }
 }

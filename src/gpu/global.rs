@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{GridUniform, BLOCK_COLS, GLOBAL_ROWS_PER_THREAD};
+use super::uniforms::{GridUniform, BLOCK_COLS};
 use crate::field::GlobalField;
 use crate::kernels::{Driver, KernelSpec};
 use crate::model::{Problem, Simulator};
@@ -46,7 +46,7 @@ impl GpuGlobal {
         let slots = (0..StageSlots::count(stages))
             .map(|slot| ctx.storage_buffer(&format!("global slot {slot}"), &initial))
             .collect::<Result<Vec<_>>>()?;
-        let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny));
+        let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny, ctx.tuning.global_rows));
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
@@ -82,7 +82,7 @@ impl GpuGlobal {
                 let threads = match stage.driver {
                     Driver::Rows3 => {
                         (nx as u64).div_ceil(BLOCK_COLS as u64)
-                            * (ny as u64).div_ceil(GLOBAL_ROWS_PER_THREAD as u64)
+                            * (ny as u64).div_ceil(ctx.tuning.global_rows as u64)
                     }
                     Driver::Point => points,
                 };
@@ -117,7 +117,7 @@ impl Simulator for GpuGlobal {
                     .expect("a stage runs at its own remaps");
                 pass.set_pipeline(&kernel.pipeline.raw);
                 pass.set_bind_group(0, group, &[]);
-                pass.dispatch_workgroups(kernel.size.0, kernel.size.1, 1);
+                self.ctx.dispatch(pass, &kernel.pipeline, kernel.size);
             })?;
         self.remaps += steps * stages;
         Ok(())

@@ -6,8 +6,10 @@ pub mod constants;
 mod context;
 mod copy;
 mod global;
+mod profile;
 pub mod shaders;
 mod shard;
+mod tuning;
 pub(crate) mod uniforms;
 
 pub use cluster::{GpuCluster, Placement, MAX_DEVICES};
@@ -17,4 +19,6 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
+pub use profile::{KernelTime, Profile, PROFILE_FEATURES};
 pub use shard::{fused_block, tile_cap, TimeBlock};
+pub use tuning::{CopyOrder, Tuning, TUNING_VAR};

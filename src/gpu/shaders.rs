@@ -6,6 +6,7 @@
 
 use super::constants::Pages;
 use super::shard::TimeBlock;
+use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
@@ -128,8 +129,11 @@ fn library(name: &str) -> &'static str {
 }
 
 /// Table 3's `sendrecv` of a cluster's wafers, reading past the wafer edges from the links.
-pub fn cluster_sendrecv() -> String {
-    compose(library("cluster_sendrecv"), None)
+/// Table 3's sendrecv (and the fused engine's `tick`), `cells` cells of a comm line per
+/// invocation.
+pub fn cluster_sendrecv(cells: u32) -> String {
+    let consts = format!("const SENDRECV_CELLS: u32 = {cells}u;\n");
+    compose(library("cluster_sendrecv"), Some(&consts))
 }
 
 /// Packing the packages into the links, with time blocks of `remaps` remaps; of an inner
@@ -173,13 +177,16 @@ pub fn wafer_fused(
     k: usize,
     (block, cap): (glam::UVec2, u32),
     pages: Pages,
+    tuning: &Tuning,
 ) -> String {
     let stage = &spec.stages[k];
     let mut kernel = format!(
-        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\nconst TILE_CAP: u32 = {cap}u;\n",
+        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\nconst TILE_CAP: u32 = {cap}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst FUSED_ROWS: u32 = {}u;\n",
         stage_kernel(spec, stage, pages),
         block.x,
-        block.y
+        block.y,
+        tuning.fused_invocations,
+        tuning.fused_rows
     );
     let driver = match stage.driver {
         Driver::Rows3 => "fused_rows3",
@@ -201,9 +208,9 @@ pub fn wafer_fused(
 /// The fused engine's time blocks of `spec` as `plan` lays them out, with the constants in
 /// `pages`: the blocked driver, the kernel, and for Point stages `blocked_stage`, the stage
 /// function of each remap of a step.
-pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages) -> String {
+pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: &Tuning) -> String {
     let mut kernel = format!(
-        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\nconst PITCH_SPARE: u32 = {}u;\n",
+        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\nconst PITCH_SPARE: u32 = {}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst BLOCK_ROWS: u32 = {}u;\n",
         spec.wgsl,
         plan.span.x,
         plan.span.y,
@@ -211,6 +218,8 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages) -> Strin
         plan.tile_values,
         TimeBlock::planes(spec),
         TimeBlock::pitch_spare(spec),
+        tuning.fused_invocations,
+        tuning.block_rows,
     );
     let driver = match spec.stages[0].driver {
         Driver::Rows3 => "blocked_rows3",
@@ -266,41 +275,56 @@ pub fn clocks() -> String {
 /// Every composed shader with a name, for validation.
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
-        ("cluster_sendrecv".to_string(), cluster_sendrecv()),
+        ("cluster_sendrecv".to_string(), cluster_sendrecv(1)),
         ("cluster_pack".to_string(), cluster_pack(1, false)),
         ("cluster_pack_inner".to_string(), cluster_pack(3, true)),
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];
+    // The tile every adapter offers, shaped for a CPU adapter and for a GPU.
+    let workgroup_bytes = wgpu::Limits::default().max_compute_workgroup_storage_size;
+    let cap = super::shard::tile_cap(workgroup_bytes);
+    let tunings = [
+        ("", Tuning::cpu_adapter(workgroup_bytes)),
+        ("_gpu", Tuning::gpu(workgroup_bytes)),
+    ];
     for kind in crate::kernels::KernelKind::ALL {
         let spec = kind.spec();
         for (k, stage) in spec.stages.iter().enumerate() {
             let name = format!("{}/{}", spec.name, stage.name);
-            // The tile every adapter offers; the constants in one page, and over three.
-            let cap =
-                super::shard::tile_cap(wgpu::Limits::default().max_compute_workgroup_storage_size);
+            // The constants in one page, and over three.
             for (tag, pages) in [("", Pages::ONE), ("3", Pages { count: 3, bits: 20 })] {
                 let block = glam::UVec2::new(4, 3);
+                let fused = tunings.iter().map(|(shape, tuning)| {
+                    let source = wafer_fused(spec, k, (block, cap), pages, tuning);
+                    (format!("fused{shape}"), source)
+                });
                 let variants = [
-                    ("wafer", wafer_stage(spec, stage, pages)),
-                    ("fused", wafer_fused(spec, k, (block, cap), pages)),
-                    ("global", global_stage(spec, stage, pages, false)),
-                ];
-                let vec4 = (stage.driver == Driver::Rows3)
-                    .then(|| ("global_vec4", global_stage(spec, stage, pages, true)));
-                for (engine, source) in variants.into_iter().chain(vec4) {
+                    ("wafer".to_string(), wafer_stage(spec, stage, pages)),
+                    (
+                        "global".to_string(),
+                        global_stage(spec, stage, pages, false),
+                    ),
+                ]
+                .into_iter()
+                .chain(fused);
+                let vec4 = (stage.driver == Driver::Rows3).then(|| {
+                    let source = global_stage(spec, stage, pages, true);
+                    ("global_vec4".to_string(), source)
+                });
+                for (engine, source) in variants.chain(vec4) {
                     shaders.push((format!("{engine}{tag}/{name}"), source));
                 }
             }
         }
         let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
-        let cap =
-            super::shard::tile_cap(wgpu::Limits::default().max_compute_workgroup_storage_size);
         let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
-        shaders.push((
-            format!("blocked/{}", spec.name),
-            wafer_blocked(spec, &plan, Pages::ONE),
-        ));
+        for (shape, tuning) in &tunings {
+            shaders.push((
+                format!("blocked{shape}/{}", spec.name),
+                wafer_blocked(spec, &plan, Pages::ONE, tuning),
+            ));
+        }
     }
     shaders
 }
@@ -419,7 +443,7 @@ mod tests {
 
     #[test]
     fn imports_come_first_and_once() {
-        let composed = cluster_sendrecv();
+        let composed = cluster_sendrecv(1);
         let common = composed.find("struct Wafer {").unwrap();
         let links = composed.find("fn slot_base").unwrap();
         let main = composed.find("fn sendrecv").unwrap();

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
-use super::uniforms::{
-    wafer_rows_per_thread, ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS,
-};
+use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
 use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
@@ -139,6 +137,25 @@ pub fn fused_block(g: &WaferGeometry, fields: usize, cap: u32) -> Option<glam::U
     let x = (side.saturating_sub(w) / n).min(g.pes_x);
     let y = ((cells / (x * n + w).max(1)).saturating_sub(w) / n).min(g.pes_y);
     (x > 0 && y > 0).then_some(glam::UVec2::new(x, y))
+}
+
+/// Invocations of `sendrecv_cells` per wafer: one per `cells` cells of each comm line (the w
+/// rows of the lower strip, the w columns of the left one) of each field of each PE.
+fn comm_line_threads(g: &WaferGeometry, fields: usize, cells: u32) -> u64 {
+    let lines = 2 * g.w() as u64;
+    (g.pe_count() * fields) as u64 * lines * g.stride().div_ceil(cells) as u64
+}
+
+/// Cells of a comm line per sendrecv invocation: the tuning's, or twice as many as often as
+/// a dispatch over `wafers` wafers would outrun the shaders' 32-bit invocation ids.
+fn sendrecv_cells(tuning: u32, g: &WaferGeometry, fields: usize, wafers: usize) -> u32 {
+    let mut cells = tuning.max(1);
+    while cells < g.stride()
+        && comm_line_threads(g, fields, cells) * wafers as u64 > u32::MAX as u64
+    {
+        cells *= 2;
+    }
+    cells
 }
 
 /// One pipeline, its threads per wafer, and for each bank its bind groups by remap (modulo
@@ -339,7 +356,7 @@ impl Shard {
         let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
-        let cap = tile_cap(ctx.adapter.tile_bytes());
+        let cap = tile_cap(ctx.tuning.tile_bytes);
         let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
         let plan = match (time_block > 1, block) {
             (false, _) => Ok(None),
@@ -351,7 +368,7 @@ impl Shard {
         let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
-        let rows = wafer_rows_per_thread(&ctx.adapter);
+        let rows = ctx.tuning.wafer_rows;
         let resources = banks
             .iter()
             .map(|bank| {
@@ -411,15 +428,27 @@ impl Shard {
             )
         };
         let n = g.n as u64;
+        let (entry, cells, sendrecv_threads) = match ctx.tuning.sendrecv_cells {
+            None => ("sendrecv", 1, (g.pe_count() * fields) as u64),
+            Some(cells) => {
+                let cells = sendrecv_cells(cells, &g, fields, wafers.len());
+                (
+                    "sendrecv_cells",
+                    cells,
+                    comm_line_threads(&g, fields, cells),
+                )
+            }
+        };
+        let sendrecv = shaders::cluster_sendrecv(cells);
         let remap = match block {
             Some(block) => Remap {
-                receive: build("tick", &shaders::cluster_sendrecv(), "tick", 1, None),
+                receive: build("tick", &sendrecv, "tick", 1, None),
                 stages: (0..stages)
                     .map(|k| Kernel {
                         blocks: Some(block),
                         ..build(
                             spec.stages[k].name,
-                            &shaders::wafer_fused(spec, k, (block, cap), pages),
+                            &shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning),
                             "compute",
                             0,
                             Some(k),
@@ -428,13 +457,7 @@ impl Shard {
                     .collect(),
             },
             None => Remap {
-                receive: build(
-                    "sendrecv",
-                    &shaders::cluster_sendrecv(),
-                    "sendrecv",
-                    (g.pe_count() * fields) as u64,
-                    None,
-                ),
+                receive: build("sendrecv", &sendrecv, entry, sendrecv_threads, None),
                 stages: spec
                     .stages
                     .iter()
@@ -492,7 +515,7 @@ impl Shard {
         let blocking = blocked.map(|plan| {
             let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
             let spans = spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
-            let source = shaders::wafer_blocked(spec, &plan, pages);
+            let source = shaders::wafer_blocked(spec, &plan, pages, &ctx.tuning);
             let (pack_up, pack_right) = packs(true);
             Blocking {
                 remaps: remaps as u64,
@@ -647,8 +670,8 @@ impl Shard {
                     &kernel.dispatch_groups[b],
                     &[(entry * self.dispatch_stride) as u32],
                 );
-                let (x, y) = self.ctx.dispatch_size(per_wafer * count as u64);
-                pass.dispatch_workgroups(x, y, 1);
+                let size = self.ctx.dispatch_size(per_wafer * count as u64);
+                self.ctx.dispatch(pass, &kernel.pipeline, size);
             }
         }
     }

@@ -2,27 +2,9 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::context::AdapterSummary;
 use crate::cluster::{ClusterGeometry, Direction};
 use crate::model::Problem;
 
-/// Rows each wafer compute invocation walks with its rolling window. On a CPU adapter one
-/// SIMD group of invocations runs all its rows and the window saves reloading them: 32. A GPU
-/// wants invocations in flight instead: one row each ran the explicit wafer 1.5 / 1.2 times
-/// faster than 32 at n = 32 / 128 on an H200 (heat5, 8192^2).
-pub fn wafer_rows_per_thread(adapter: &AdapterSummary) -> u32 {
-    match adapter.is_software() {
-        true => 32,
-        false => 1,
-    }
-}
-
-/// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group of invocations
-/// runs all its rows before the next one starts, and 32 rows (34 read and 32 written, each
-/// on its own page) outrun the hardware prefetcher's streams (0.29 to 0.34 of the copy
-/// ceiling against 0.46 to 0.68 at 8 rows on lavapipe); on an H200, 8 rows ran as fast as 4
-/// and faster than 1, 2 or 16 (0.89 of its copy kernel against 0.75 / 0.75 / 0.89 / 0.85).
-pub const GLOBAL_ROWS_PER_THREAD: u32 = 8;
 /// Columns each compute invocation updates (`BLOCK_COLS` in `shaders/rows3_block.wgsl`,
 /// which spells the block out in its `Window`; a test checks that the two agree).
 pub const BLOCK_COLS: u32 = 8;
@@ -84,11 +66,11 @@ pub struct GridUniform {
 }
 
 impl GridUniform {
-    pub fn new(nx: u32, ny: u32) -> Self {
+    pub fn new(nx: u32, ny: u32, rows_per_thread: u32) -> Self {
         Self {
             nx,
             ny,
-            rows_per_thread: GLOBAL_ROWS_PER_THREAD,
+            rows_per_thread,
             plane: nx * ny,
         }
     }
@@ -155,7 +137,7 @@ mod tests {
     /// Every uniform and parameter struct has the size and member offsets of its WGSL twin.
     #[test]
     fn uniform_structs_match_their_wgsl_twins() {
-        let sendrecv = shaders::cluster_sendrecv();
+        let sendrecv = shaders::cluster_sendrecv(1);
         let point = |kind: KernelKind| {
             let spec = kind.spec();
             shaders::wafer_stage(spec, &spec.stages[0], crate::gpu::constants::Pages::ONE)

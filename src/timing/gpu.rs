@@ -142,7 +142,7 @@ impl GpuClocks {
                 pass.set_bind_group(0, &self.groups[(step % 2) as usize], &[]);
                 for (pipeline, size) in self.pipelines.iter().zip(sizes) {
                     pass.set_pipeline(&pipeline.raw);
-                    pass.dispatch_workgroups(size.0, size.1, 1);
+                    self.ctx.dispatch(pass, pipeline, size);
                 }
             })?;
         self.step += steps;

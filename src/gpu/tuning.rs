@@ -1,0 +1,277 @@
+//! How the GPU kernels are shaped for one adapter: the measured choices that differ between a
+//! CPU adapter (lavapipe) and a GPU, in one place. `WAFER_EMU_TUNING` overrides them for an
+//! experiment without a rebuild, e.g. `WAFER_EMU_TUNING=tile_kib=8,wafer_rows=4`.
+
+use super::context::AdapterSummary;
+use crate::{invalid, Result};
+
+/// The environment variable that overrides the tuning.
+pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
+
+/// Rows an invocation may walk, for either kernel.
+const MAX_ROWS: u32 = 64;
+/// The keys of `WAFER_EMU_TUNING`, for messages.
+const KEYS: &str =
+    "tile_kib, wafer_rows, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, block_rows";
+/// Most cells of a comm line one sendrecv invocation may copy.
+const MAX_SENDRECV_CELLS: u32 = 1 << 16;
+
+/// The order in which the copy kernel (the bandwidth ceiling) copies its vec4s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyOrder {
+    /// Four adjacent vec4s per invocation (`copy_runs`).
+    Runs,
+    /// Neighbouring invocations copy neighbouring vec4s (`copy_interleaved`).
+    Interleaved,
+}
+
+impl CopyOrder {
+    /// The entry point of `shaders/copy.wgsl`.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Self::Runs => "copy_runs",
+            Self::Interleaved => "copy_interleaved",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Runs => "runs",
+            Self::Interleaved => "interleaved",
+        }
+    }
+}
+
+/// The shapes of the kernels on one adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Workgroup memory a fused tile takes: all the adapter offers on a CPU adapter; on a GPU
+    /// at most 16 KiB, so that several workgroups share a multiprocessor (H200, heat5 8192^2,
+    /// against its 48 KiB: time blocks at n = 2 / 8 / 32 1.2x faster, the fused engine 1.1 /
+    /// 1.4 / 1.7x; 8 and 4 KiB starved the time blocks of room).
+    pub tile_bytes: u32,
+    /// Rows each wafer compute invocation walks with its rolling window. On a CPU adapter one
+    /// SIMD group of invocations runs all its rows and the window saves reloading them: 32. A
+    /// GPU wants invocations in flight instead: one row each ran the explicit wafer 1.5 / 1.2
+    /// times faster than 32 at n = 32 / 128 on an H200 (heat5, 8192^2).
+    pub wafer_rows: u32,
+    /// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group runs all its
+    /// rows before the next one starts, and 32 rows (34 read and 32 written, each on its own
+    /// page) outrun the hardware prefetcher's streams (0.29 to 0.34 of the copy ceiling
+    /// against 0.46 to 0.68 at 8 rows on lavapipe); on an H200, 8 rows ran as fast as 4 and
+    /// faster than 1, 2 or 16 (0.89 of its copy kernel against 0.75 / 0.75 / 0.89 / 0.85).
+    pub global_rows: u32,
+    /// Cells of a comm line (a strip's row or column) each sendrecv invocation copies, or
+    /// `None`: a PE's whole comm layer. A GPU wants every cell in flight: one (one invocation
+    /// per PE left 4096 invocations of 520 dependent copies each at n = 128). A CPU adapter
+    /// runs a PE per SIMD lane: by line (whole lines or 1 to 16 cells), its index arithmetic
+    /// and divergent branches made lavapipe's sendrecv 1.3 to 10x slower (heat5 2048^2).
+    pub sendrecv_cells: Option<u32>,
+    /// On a GPU the interleaved copy (2.87 TB/s on an H200 against 1.8 for runs); lavapipe
+    /// copies runs 1.5 to 2x faster.
+    pub copy: CopyOrder,
+    /// Invocations of a fused (and time-block) workgroup. 64 everywhere so far; on a GPU a
+    /// 16 KiB tile leaves room for more (not yet measured).
+    pub fused_invocations: u32,
+    /// Tile rows each fused Rows3 invocation walks with its rolling window (4).
+    pub fused_rows: u32,
+    /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
+    /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
+    pub block_rows: u32,
+}
+
+impl Tuning {
+    /// The measured defaults for `adapter`, with the overrides of `WAFER_EMU_TUNING` if set.
+    pub fn of(adapter: &AdapterSummary) -> Result<Self> {
+        let tuning = Self::default_for(adapter);
+        match std::env::var(TUNING_VAR) {
+            Ok(spec) => tuning.overridden(&spec, adapter),
+            Err(_) => Ok(tuning),
+        }
+    }
+
+    /// The measured defaults for `adapter`.
+    pub fn default_for(adapter: &AdapterSummary) -> Self {
+        let workgroup_bytes = adapter.limits.max_compute_workgroup_storage_size;
+        match adapter.is_software() {
+            true => Self::cpu_adapter(workgroup_bytes),
+            false => Self::gpu(workgroup_bytes),
+        }
+    }
+
+    /// A CPU adapter's (lavapipe's) shapes, with `workgroup_bytes` of workgroup memory.
+    pub fn cpu_adapter(workgroup_bytes: u32) -> Self {
+        Self {
+            tile_bytes: workgroup_bytes,
+            wafer_rows: 32,
+            global_rows: 8,
+            sendrecv_cells: None,
+            copy: CopyOrder::Runs,
+            fused_invocations: 64,
+            fused_rows: 4,
+            block_rows: 16,
+        }
+    }
+
+    /// A GPU's shapes, with `workgroup_bytes` of workgroup memory.
+    pub fn gpu(workgroup_bytes: u32) -> Self {
+        Self {
+            tile_bytes: workgroup_bytes.min(16 << 10),
+            wafer_rows: 1,
+            sendrecv_cells: Some(1),
+            copy: CopyOrder::Interleaved,
+            ..Self::cpu_adapter(workgroup_bytes)
+        }
+    }
+
+    /// This tuning with the comma-separated `key=value` overrides of `spec` (the keys of
+    /// [`Tuning::line`]).
+    pub fn overridden(mut self, spec: &str, adapter: &AdapterSummary) -> Result<Self> {
+        let limits = &adapter.limits;
+        let most_kib = limits.max_compute_workgroup_storage_size >> 10;
+        let most_invocations = limits.max_compute_invocations_per_workgroup;
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| {
+                    invalid!("{TUNING_VAR}: '{item}' is not key=value (keys: {KEYS})")
+                })?;
+            let number = |lo: u32, hi: u32| -> Result<u32> {
+                value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|v| (lo..=hi).contains(v))
+                    .ok_or_else(|| {
+                        invalid!(
+                            "{TUNING_VAR}: {key} = '{value}': allowed {lo} to {hi} on {}",
+                            adapter.info.name
+                        )
+                    })
+            };
+            match key {
+                "tile_kib" => self.tile_bytes = number(1, most_kib)? << 10,
+                "wafer_rows" => self.wafer_rows = number(1, MAX_ROWS)?,
+                "global_rows" => self.global_rows = number(1, MAX_ROWS)?,
+                "fused_invocations" => self.fused_invocations = number(1, most_invocations)?,
+                "fused_rows" => self.fused_rows = number(1, MAX_ROWS)?,
+                "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
+                "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
+                "sendrecv_cells" => {
+                    self.sendrecv_cells = Some(number(1, MAX_SENDRECV_CELLS).map_err(|_| {
+                        invalid!("{TUNING_VAR}: sendrecv_cells = '{value}': allowed pe or 1 to {MAX_SENDRECV_CELLS}")
+                    })?)
+                }
+                "copy" => {
+                    self.copy = match value {
+                        "runs" => CopyOrder::Runs,
+                        "interleaved" => CopyOrder::Interleaved,
+                        _ => {
+                            return Err(invalid!(
+                                "{TUNING_VAR}: copy = '{value}': allowed runs, interleaved"
+                            ))
+                        }
+                    }
+                }
+                other => {
+                    return Err(invalid!(
+                        "{TUNING_VAR}: unknown key '{other}': allowed {KEYS}"
+                    ))
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// One line for reports, in the override syntax.
+    pub fn line(&self) -> String {
+        format!(
+            "tile_kib={},wafer_rows={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},block_rows={}",
+            self.tile_bytes >> 10,
+            self.wafer_rows,
+            self.global_rows,
+            self.sendrecv_cells
+                .map_or("pe".to_string(), |c| c.to_string()),
+            self.copy.name(),
+            self.fused_invocations,
+            self.fused_rows,
+            self.block_rows
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adapter(device_type: wgpu::DeviceType, workgroup_kib: u32) -> AdapterSummary {
+        AdapterSummary {
+            info: wgpu::AdapterInfo {
+                name: "test adapter".into(),
+                ..wgpu::AdapterInfo::new(device_type, wgpu::Backend::Vulkan)
+            },
+            limits: wgpu::Limits {
+                max_compute_workgroup_storage_size: workgroup_kib << 10,
+                ..wgpu::Limits::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_gpu_and_a_cpu_adapter_get_their_measured_shapes() {
+        let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
+        assert_eq!(
+            gpu.line(),
+            "tile_kib=16,wafer_rows=1,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,block_rows=16"
+        );
+        let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
+        assert_eq!(
+            cpu.line(),
+            "tile_kib=32,wafer_rows=32,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,block_rows=16"
+        );
+    }
+
+    #[test]
+    fn overrides_apply_and_their_own_line_reads_back() {
+        let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
+        let t = Tuning::default_for(&a)
+            .overridden(
+                " tile_kib=48, wafer_rows=4,copy=runs,sendrecv_cells=pe,fused_invocations=256,block_rows = 2",
+                &a,
+            )
+            .unwrap();
+        assert_eq!(
+            t.line(),
+            "tile_kib=48,wafer_rows=4,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,block_rows=2"
+        );
+        assert_eq!(
+            Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
+            t
+        );
+    }
+
+    #[test]
+    fn bad_overrides_name_the_value_and_the_range() {
+        let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
+        let t = Tuning::default_for(&a);
+        for (spec, says) in [
+            ("tile_kib=64", "tile_kib = '64': allowed 1 to 48"),
+            ("wafer_rows=0", "wafer_rows = '0': allowed 1 to 64"),
+            ("global_rows=x", "global_rows = 'x': allowed 1 to 64"),
+            ("copy=fast", "copy = 'fast': allowed runs, interleaved"),
+            (
+                "sendrecv_cells=0",
+                "sendrecv_cells = '0': allowed pe or 1 to 65536",
+            ),
+            (
+                "fused_invocations=2000",
+                "fused_invocations = '2000': allowed 1 to 256",
+            ),
+            ("rows=2", "unknown key 'rows'"),
+            ("tile_kib", "'tile_kib' is not key=value"),
+        ] {
+            let e = t.overridden(spec, &a).unwrap_err().to_string();
+            assert!(e.contains(says), "{spec}: {e}");
+        }
+    }
+}
