@@ -3,7 +3,9 @@
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
-// values and stores BLOCK_COLS. The per-cell maths `stencil_point` comes from the kernel's file.
+// values and stores BLOCK_COLS (`compute`); or one column by rows_per_thread rows, neighbouring
+// invocations on neighbouring columns (`compute_columns`). The per-cell maths
+// `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -17,6 +19,47 @@ fn load_window(k: u32) -> Window {
     return Window(x[k - 1u], x[k], x[k + 1u], x[k + 2u], x[k + 3u], x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u]);
 }
 
+// The first SRAM cell of PE `item` of the dispatch (rectangle-major over its wafers).
+fn pe_base(item: u32) -> u32 {
+    let rect = dispatch.pes;
+    let rect_x = rect.z - rect.x;
+    let in_rect = rect_x * (rect.w - rect.y);
+    let at = item % in_rect;
+    let wafer_pe = (rect.y + at / rect_x) * wafer.pes_x + rect.x + at % rect_x;
+    return ((dispatch.first + item / in_rect) * wafer.pes_x * wafer.pes_y + wafer_pe) * wafer.block;
+}
+
+@compute @workgroup_size(64)
+fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let id = linear_id(gid, groups);
+    let n = wafer.n;
+    let rows = wafer.rows_per_thread;
+    let per_pe = n * ((n + rows - 1u) / rows);
+    let rect = dispatch.pes;
+    let item = id / per_pe;
+    if item >= dispatch.count * (rect.z - rect.x) * (rect.w - rect.y) {
+        return;
+    }
+    let j = id % n;
+    let i0 = (id % per_pe) / n * rows;
+    let i1 = min(i0 + rows, n);
+    let stride = wafer.stride;
+    let base = pe_base(item);
+    // Centre of the first window: row i0 + 1, column j + 1 (a Rows3 stage has w = 2).
+    var k = base + (i0 + 1u) * stride + j + 1u;
+    var below = vec3(x[k - stride - 1u], x[k - stride], x[k - stride + 1u]);
+    var mid = vec3(x[k - 1u], x[k], x[k + 1u]);
+    var out = base + (i0 + wafer.w) * stride + j + wafer.w;
+    for (var i = i0; i < i1; i++) {
+        k += stride;
+        let above = vec3(x[k - 1u], x[k], x[k + 1u]);
+        y[out] = stencil_point(params, below, mid, above);
+        out += stride;
+        below = mid;
+        mid = above;
+    }
+}
+
 @compute @workgroup_size(64)
 fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = linear_id(gid, groups);
@@ -25,20 +68,15 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
     let per_pe = col_blocks * ((n + rows - 1u) / rows);
     let rect = dispatch.pes;
-    let rect_x = rect.z - rect.x;
-    let in_rect = rect_x * (rect.w - rect.y);
     let item = id / per_pe;
-    if item >= dispatch.count * in_rect {
+    if item >= dispatch.count * (rect.z - rect.x) * (rect.w - rect.y) {
         return;
     }
-    let at = item % in_rect;
-    let wafer_pe = (rect.y + at / rect_x) * wafer.pes_x + rect.x + at % rect_x;
-    let pe = (dispatch.first + item / in_rect) * wafer.pes_x * wafer.pes_y + wafer_pe;
     let j0 = id % col_blocks * BLOCK_COLS;
     let i0 = (id % per_pe) / col_blocks * rows;
     let i1 = min(i0 + rows, n);
     let stride = wafer.stride;
-    let base = pe * wafer.block;
+    let base = pe_base(item);
     // Centre of the first window: row i0 + 1, column j0 + 1 (a Rows3 stage has w = 2).
     var k = base + (i0 + 1u) * stride + j0 + 1u;
     var below = load_window(k - stride);

@@ -370,7 +370,8 @@ fn time_blocks_equal_the_global_kernel() {
 
 /// The kernels' shapes (`WAFER_EMU_TUNING`) change speed, never bits: a GPU's tuning (sendrecv
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
-/// invocation, sendrecv by 3 cells of a comm line or by PE, fused workgroups of 96 and 256
+/// invocation, wafer compute by single columns, sendrecv by 3 cells of a comm line or by PE,
+/// fused workgroups of 96 and 256
 /// invocations, n from 1 (below w) to 3, on the explicit and fused engines and time blocks,
 /// each against the global kernel of the adapter's own tuning.
 #[test]
@@ -383,6 +384,7 @@ fn every_tuning_keeps_the_bits() {
         Tuning {
             tile_bytes: 4 << 10,
             wafer_rows: 3,
+            wafer_cols: 1,
             global_rows: 5,
             sendrecv_cells: Some(3),
             copy: CopyOrder::Runs,
@@ -393,6 +395,7 @@ fn every_tuning_keeps_the_bits() {
         Tuning {
             tile_bytes: 8 << 10,
             wafer_rows: 7,
+            wafer_cols: 8,
             global_rows: 1,
             sendrecv_cells: None,
             copy: CopyOrder::Interleaved,

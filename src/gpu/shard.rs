@@ -463,14 +463,15 @@ impl Shard {
                     .iter()
                     .enumerate()
                     .map(|(k, stage)| {
-                        let threads = match stage.driver {
-                            Driver::Rows3 => {
-                                n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64)
+                        let (entry, threads) = match (stage.driver, ctx.tuning.wafer_cols) {
+                            (Driver::Rows3, 1) => ("compute_columns", n * n.div_ceil(rows as u64)),
+                            (Driver::Rows3, cols) => {
+                                ("compute", n.div_ceil(cols as u64) * n.div_ceil(rows as u64))
                             }
-                            Driver::Point => n * n,
+                            (Driver::Point, _) => ("compute", n * n),
                         };
                         let source = shaders::wafer_stage(spec, stage, pages);
-                        build(stage.name, &source, "compute", threads, Some(k))
+                        build(stage.name, &source, entry, threads, Some(k))
                     })
                     .collect(),
             },

@@ -3,6 +3,7 @@
 //! experiment without a rebuild, e.g. `WAFER_EMU_TUNING=tile_kib=8,wafer_rows=4`.
 
 use super::context::AdapterSummary;
+use super::uniforms::BLOCK_COLS;
 use crate::{invalid, Result};
 
 /// The environment variable that overrides the tuning.
@@ -11,8 +12,7 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str =
-    "tile_kib, wafer_rows, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, block_rows";
 /// Most cells of a comm line one sendrecv invocation may copy.
 const MAX_SENDRECV_CELLS: u32 = 1 << 16;
 
@@ -55,6 +55,11 @@ pub struct Tuning {
     /// GPU wants invocations in flight instead: one row each ran the explicit wafer 1.5 / 1.2
     /// times faster than 32 at n = 32 / 128 on an H200 (heat5, 8192^2).
     pub wafer_rows: u32,
+    /// Columns each wafer compute invocation of a Rows3 stage updates: `BLOCK_COLS` (8, a
+    /// rolling window of 10 values per row; neighbouring invocations 8 columns apart) or 1
+    /// (3 values per row, neighbouring invocations on neighbouring columns: a GPU's loads
+    /// coalesce; not yet measured on one).
+    pub wafer_cols: u32,
     /// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group runs all its
     /// rows before the next one starts, and 32 rows (34 read and 32 written, each on its own
     /// page) outrun the hardware prefetcher's streams (0.29 to 0.34 of the copy ceiling
@@ -104,6 +109,7 @@ impl Tuning {
         Self {
             tile_bytes: workgroup_bytes,
             wafer_rows: 32,
+            wafer_cols: BLOCK_COLS,
             global_rows: 8,
             sendrecv_cells: None,
             copy: CopyOrder::Runs,
@@ -152,6 +158,14 @@ impl Tuning {
             match key {
                 "tile_kib" => self.tile_bytes = number(1, most_kib)? << 10,
                 "wafer_rows" => self.wafer_rows = number(1, MAX_ROWS)?,
+                "wafer_cols" => {
+                    self.wafer_cols = number(1, BLOCK_COLS)
+                        .ok()
+                        .filter(|&c| c == 1 || c == BLOCK_COLS)
+                        .ok_or_else(|| {
+                            invalid!("{TUNING_VAR}: wafer_cols = '{value}': allowed 1 or {BLOCK_COLS}")
+                        })?
+                }
                 "global_rows" => self.global_rows = number(1, MAX_ROWS)?,
                 "fused_invocations" => self.fused_invocations = number(1, most_invocations)?,
                 "fused_rows" => self.fused_rows = number(1, MAX_ROWS)?,
@@ -186,9 +200,10 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},block_rows={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
+            self.wafer_cols,
             self.global_rows,
             self.sendrecv_cells
                 .map_or("pe".to_string(), |c| c.to_string()),
@@ -222,12 +237,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,block_rows=16"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,block_rows=16"
         );
     }
 
@@ -236,13 +251,13 @@ mod tests {
         let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
         let t = Tuning::default_for(&a)
             .overridden(
-                " tile_kib=48, wafer_rows=4,copy=runs,sendrecv_cells=pe,fused_invocations=256,block_rows = 2",
+                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,block_rows = 2",
                 &a,
             )
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,block_rows=2"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -259,6 +274,7 @@ mod tests {
             ("wafer_rows=0", "wafer_rows = '0': allowed 1 to 64"),
             ("global_rows=x", "global_rows = 'x': allowed 1 to 64"),
             ("copy=fast", "copy = 'fast': allowed runs, interleaved"),
+            ("wafer_cols=4", "wafer_cols = '4': allowed 1 or 8"),
             (
                 "sendrecv_cells=0",
                 "sendrecv_cells = '0': allowed pe or 1 to 65536",
