@@ -13,8 +13,9 @@
 #   TUNINGS="wafer_rows=2 tile_kib=8,wafer_rows=4" benches/gpu.sh ...   also bench heat5
 #                                 under each WAFER_EMU_TUNING override listed (no rebuild);
 #                                 the shapes not yet measured on a GPU: sendrecv_cells=pe,
-#                                 wafer_cols=1 (with wafer_rows=4 or 8), fused_invocations=128
-#                                 or 256, fused_rows=1 or 2, block_rows=2, 4 or 8
+#                                 wafer_cols=1 (with wafer_rows=4 or 8), fused_cols=1 (with
+#                                 fused_rows and block_rows 1 to 8), fused_invocations=128 or
+#                                 256, fused_rows=1 or 2, block_rows=2, 4 or 8
 #
 # The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is

@@ -7,6 +7,10 @@
 
 // Remap `j` of the block: every point of the tile at least j * w from its low sides.
 fn advance(s: Span, lid: u32, j: u32) {
+    if FUSED_COLS == 1u {
+        advance_columns(s, lid, j);
+        return;
+    }
     let lo = j * wafer.w;
     let src = slot_tile(j - 1u);
     let dst = slot_tile(j);
@@ -30,6 +34,35 @@ fn advance(s: Span, lid: u32, j: u32) {
             let fresh = update_block(params, below, mid, above);
             tile[o] = fresh[0]; tile[o + 1u] = fresh[1]; tile[o + 2u] = fresh[2]; tile[o + 3u] = fresh[3];
             tile[o + 4u] = fresh[4]; tile[o + 5u] = fresh[5]; tile[o + 6u] = fresh[6]; tile[o + 7u] = fresh[7];
+            o += width;
+            below = mid;
+            mid = above;
+        }
+    }
+}
+
+// `advance` by single columns of BLOCK_ROWS rows: neighbouring invocations on neighbouring
+// columns (a GPU's workgroup-memory banks then serve a whole row at once).
+fn advance_columns(s: Span, lid: u32, j: u32) {
+    let lo = j * wafer.w;
+    let src = slot_tile(j - 1u);
+    let dst = slot_tile(j);
+    let width = s.pitch;
+    let cols = select(0u, s.dims.x - lo, s.dims.x > lo);
+    let rows = select(0u, s.dims.y - lo, s.dims.y > lo);
+    let row_chunks = (rows + BLOCK_ROWS - 1u) / BLOCK_ROWS;
+    for (var c = lid; c < row_chunks * cols; c += FUSED_WORKGROUP) {
+        let chunk = c / cols;
+        let tx = lo + c - chunk * cols;
+        let ty0 = lo + chunk * BLOCK_ROWS;
+        var k = src + (ty0 - 1u) * width + tx - 1u;
+        var below = vec3(tile[k - width - 1u], tile[k - width], tile[k - width + 1u]);
+        var mid = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+        var o = dst + ty0 * width + tx;
+        for (var ty = ty0; ty < min(ty0 + BLOCK_ROWS, s.dims.y); ty++) {
+            k += width;
+            let above = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+            tile[o] = stencil_point(params, below, mid, above);
             o += width;
             below = mid;
             mid = above;

@@ -86,8 +86,12 @@ fn store_span(s: Span, lid: u32, t: u32) {
     let per_field = s.size.y * segs;
     for (var c = lid; c < per_field * cluster.fields; c += FUSED_WORKGROUP) {
         let run = run_of(s.local, s.origin, segs, per_field, c);
-        let o = columns(run.first);
         let k = t + run.f * TILE_VALUES + (reach + run.row) * s.pitch + reach + run.x0;
+        if LOAD_RUN == 1u {
+            next[run.first.x] = tile[k];
+            continue;
+        }
+        let o = columns(run.first);
         let count = s.size.x - run.x0;
         next[o.c0] = tile[k];
         next[select(trash, o.c1, count > 1u)] = tile[k + 1u];

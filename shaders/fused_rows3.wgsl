@@ -63,3 +63,45 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
         }
     }
 }
+
+// `compute` by single columns of FUSED_ROWS rows (FUSED_COLS = 1): neighbouring invocations on
+// neighbouring columns, so a GPU's workgroup-memory banks serve a tile row at once and its
+// stores coalesce.
+@compute @workgroup_size(FUSED_WORKGROUP)
+fn compute_columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = receive(wid.x + wid.y * groups.x, lid);
+    if b.local >= dispatch.first + dispatch.count {
+        return;
+    }
+    let n = wafer.n;
+    let w = wafer.w;
+    let width = b.size.x;
+    let owned = b.pes * n;
+    let row_chunks = (owned.y + FUSED_ROWS - 1u) / FUSED_ROWS;
+    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + w * wafer.stride + w;
+    let pe_row = wafer.pes_x * wafer.block;
+    for (var c = lid; c < row_chunks * owned.x; c += FUSED_WORKGROUP) {
+        let chunk = c / owned.x;
+        let ox = c - chunk * owned.x;
+        let y0 = chunk * FUSED_ROWS;
+        let px = ox / n;
+        var py = y0 / n;
+        var i = y0 - py * n;
+        let column = first + px * wafer.block + ox - px * n;
+        // Centre of the first window: tile row y0 + 1, column ox + 1.
+        var k = (y0 + 1u) * width + ox + 1u;
+        var below = vec3(tile[k - width - 1u], tile[k - width], tile[k - width + 1u]);
+        var mid = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.y); oy++) {
+            k += width;
+            let above = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+            y[column + py * pe_row + i * wafer.stride] = stencil_point(params, below, mid, above);
+            i += 1u;
+            let next_pe = i == n;
+            py = select(py, py + 1u, next_pe);
+            i = select(i, 0u, next_pe);
+            below = mid;
+            mid = above;
+        }
+    }
+}

@@ -1,10 +1,10 @@
 // import links
 // What the fused engine's workgroups share to move rows of owned cells between the SRAM (`x`)
 // and their tile (`tile`, TILE_LEN values, whose last slack value takes reads that are not
-// needed), LOAD_RUN columns at a time across PEs.
+// needed), LOAD_RUN columns at a time across PEs: 8 (`columns`, `load_run`), or 1 on a GPU,
+// where neighbouring invocations then move neighbouring columns (FUSED_COLS, composed in).
 
-// Owned columns one invocation moves along a row (8: `columns`, `load_run`).
-const LOAD_RUN: u32 = 8u;
+const LOAD_RUN: u32 = FUSED_COLS;
 
 // One invocation's run: its field, its row and first column in the rectangle of owned points
 // being moved, and its first cell (SRAM cell of its field, column within its PE).
@@ -55,6 +55,10 @@ fn columns(first: vec2<u32>) -> Columns {
 // of them: straight-line and branch-free, the others read again from the first cell into the
 // tile's last slack value (lavapipe crashes on these accesses under a branch or in a loop).
 fn load_run(first: vec2<u32>, at: u32, count: u32) {
+    if LOAD_RUN == 1u {
+        tile[at] = x[first.x];
+        return;
+    }
     let trash = TILE_LEN - 1u;
     let c = columns(first);
     tile[at] = x[c.c0];

@@ -370,7 +370,8 @@ fn time_blocks_equal_the_global_kernel() {
 
 /// The kernels' shapes (`WAFER_EMU_TUNING`) change speed, never bits: a GPU's tuning (sendrecv
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
-/// invocation, wafer compute by single columns, sendrecv by 3 cells of a comm line or by PE,
+/// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
+/// comm line or by PE,
 /// fused workgroups of 96 and 256
 /// invocations, n from 1 (below w) to 3, on the explicit and fused engines and time blocks,
 /// each against the global kernel of the adapter's own tuning.
@@ -390,6 +391,7 @@ fn every_tuning_keeps_the_bits() {
             copy: CopyOrder::Runs,
             fused_invocations: 96,
             fused_rows: 3,
+            fused_cols: 1,
             block_rows: 5,
         },
         Tuning {
@@ -401,6 +403,7 @@ fn every_tuning_keeps_the_bits() {
             copy: CopyOrder::Interleaved,
             fused_invocations: most_invocations.min(256),
             fused_rows: 1,
+            fused_cols: 8,
             block_rows: 1,
         },
     ];

@@ -181,12 +181,13 @@ pub fn wafer_fused(
 ) -> String {
     let stage = &spec.stages[k];
     let mut kernel = format!(
-        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\nconst TILE_CAP: u32 = {cap}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst FUSED_ROWS: u32 = {}u;\n",
+        "{}\nconst BLOCK_X: u32 = {}u;\nconst BLOCK_Y: u32 = {}u;\nconst TILE_CAP: u32 = {cap}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst FUSED_ROWS: u32 = {}u;\nconst FUSED_COLS: u32 = {}u;\n",
         stage_kernel(spec, stage, pages),
         block.x,
         block.y,
         tuning.fused_invocations,
-        tuning.fused_rows
+        tuning.fused_rows,
+        tuning.fused_cols
     );
     let driver = match stage.driver {
         Driver::Rows3 => "fused_rows3",
@@ -210,7 +211,7 @@ pub fn wafer_fused(
 /// function of each remap of a step.
 pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: &Tuning) -> String {
     let mut kernel = format!(
-        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\nconst PITCH_SPARE: u32 = {}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst BLOCK_ROWS: u32 = {}u;\n",
+        "{}\nconst SPAN_X: u32 = {}u;\nconst SPAN_Y: u32 = {}u;\nconst TIME_BLOCK: u32 = {}u;\nconst TILE_VALUES: u32 = {}u;\nconst TILE_PLANES: u32 = {}u;\nconst PITCH_SPARE: u32 = {}u;\nconst FUSED_WORKGROUP: u32 = {}u;\nconst BLOCK_ROWS: u32 = {}u;\nconst FUSED_COLS: u32 = {}u;\n",
         spec.wgsl,
         plan.span.x,
         plan.span.y,
@@ -220,6 +221,7 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: 
         TimeBlock::pitch_spare(spec),
         tuning.fused_invocations,
         tuning.block_rows,
+        tuning.fused_cols,
     );
     let driver = match spec.stages[0].driver {
         Driver::Rows3 => "blocked_rows3",
@@ -281,12 +283,20 @@ pub fn all() -> Vec<(String, String)> {
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];
-    // The tile every adapter offers, shaped for a CPU adapter and for a GPU.
+    // The tile every adapter offers, shaped for a CPU adapter, for a GPU, and by columns.
     let workgroup_bytes = wgpu::Limits::default().max_compute_workgroup_storage_size;
     let cap = super::shard::tile_cap(workgroup_bytes);
+    let gpu = Tuning::gpu(workgroup_bytes);
     let tunings = [
         ("", Tuning::cpu_adapter(workgroup_bytes)),
-        ("_gpu", Tuning::gpu(workgroup_bytes)),
+        ("_gpu", gpu),
+        (
+            "_columns",
+            Tuning {
+                fused_cols: 1,
+                ..gpu
+            },
+        ),
     ];
     for kind in crate::kernels::KernelKind::ALL {
         let spec = kind.spec();

@@ -444,15 +444,17 @@ impl Shard {
             Some(block) => Remap {
                 receive: build("tick", &sendrecv, "tick", 1, None),
                 stages: (0..stages)
-                    .map(|k| Kernel {
-                        blocks: Some(block),
-                        ..build(
-                            spec.stages[k].name,
-                            &shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning),
-                            "compute",
-                            0,
-                            Some(k),
-                        )
+                    .map(|k| {
+                        let entry = match (spec.stages[k].driver, ctx.tuning.fused_cols) {
+                            (Driver::Rows3, 1) => "compute_columns",
+                            _ => "compute",
+                        };
+                        let source =
+                            shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning);
+                        Kernel {
+                            blocks: Some(block),
+                            ..build(spec.stages[k].name, &source, entry, 0, Some(k))
+                        }
                     })
                     .collect(),
             },

@@ -12,7 +12,17 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, block_rows";
+
+/// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
+fn one_or_block(key: &str, value: &str) -> Result<u32> {
+    match value.parse::<u32>() {
+        Ok(c) if c == 1 || c == BLOCK_COLS => Ok(c),
+        _ => Err(invalid!(
+            "{TUNING_VAR}: {key} = '{value}': allowed 1 or {BLOCK_COLS}"
+        )),
+    }
+}
 /// Most cells of a comm line one sendrecv invocation may copy.
 const MAX_SENDRECV_CELLS: u32 = 1 << 16;
 
@@ -80,6 +90,12 @@ pub struct Tuning {
     pub fused_invocations: u32,
     /// Tile rows each fused Rows3 invocation walks with its rolling window (4).
     pub fused_rows: u32,
+    /// Columns each fused or time-block invocation moves between the SRAM and its tile and
+    /// computes at a time: 8 (straight-line runs, which lavapipe's compiler needs) or 1
+    /// (neighbouring invocations on neighbouring columns: a GPU's loads and stores coalesce
+    /// and its workgroup-memory banks serve a row at once, where 8 puts 8 invocations on
+    /// each bank; not yet measured on one).
+    pub fused_cols: u32,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
     pub block_rows: u32,
@@ -115,6 +131,7 @@ impl Tuning {
             copy: CopyOrder::Runs,
             fused_invocations: 64,
             fused_rows: 4,
+            fused_cols: BLOCK_COLS,
             block_rows: 16,
         }
     }
@@ -158,17 +175,11 @@ impl Tuning {
             match key {
                 "tile_kib" => self.tile_bytes = number(1, most_kib)? << 10,
                 "wafer_rows" => self.wafer_rows = number(1, MAX_ROWS)?,
-                "wafer_cols" => {
-                    self.wafer_cols = number(1, BLOCK_COLS)
-                        .ok()
-                        .filter(|&c| c == 1 || c == BLOCK_COLS)
-                        .ok_or_else(|| {
-                            invalid!("{TUNING_VAR}: wafer_cols = '{value}': allowed 1 or {BLOCK_COLS}")
-                        })?
-                }
+                "wafer_cols" => self.wafer_cols = one_or_block(key, value)?,
                 "global_rows" => self.global_rows = number(1, MAX_ROWS)?,
                 "fused_invocations" => self.fused_invocations = number(1, most_invocations)?,
                 "fused_rows" => self.fused_rows = number(1, MAX_ROWS)?,
+                "fused_cols" => self.fused_cols = one_or_block(key, value)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
                 "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
                 "sendrecv_cells" => {
@@ -200,7 +211,7 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},block_rows={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -210,6 +221,7 @@ impl Tuning {
             self.copy.name(),
             self.fused_invocations,
             self.fused_rows,
+            self.fused_cols,
             self.block_rows
         )
     }
@@ -237,12 +249,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,block_rows=16"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,block_rows=16"
         );
     }
 
@@ -257,7 +269,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,block_rows=2"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -275,6 +287,7 @@ mod tests {
             ("global_rows=x", "global_rows = 'x': allowed 1 to 64"),
             ("copy=fast", "copy = 'fast': allowed runs, interleaved"),
             ("wafer_cols=4", "wafer_cols = '4': allowed 1 or 8"),
+            ("fused_cols=x", "fused_cols = 'x': allowed 1 or 8"),
             (
                 "sendrecv_cells=0",
                 "sendrecv_cells = '0': allowed pe or 1 to 65536",
