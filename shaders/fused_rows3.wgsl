@@ -90,11 +90,11 @@ fn compute_columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         let column = first + px * wafer.block + ox - px * n;
         // Centre of the first window: tile row y0 + 1, column ox + 1.
         var k = (y0 + 1u) * width + ox + 1u;
-        var below = vec3(tile[k - width - 1u], tile[k - width], tile[k - width + 1u]);
-        var mid = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+        var below = tile_row3(k - width);
+        var mid = tile_row3(k);
         for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.y); oy++) {
             k += width;
-            let above = vec3(tile[k - 1u], tile[k], tile[k + 1u]);
+            let above = tile_row3(k);
             y[column + py * pe_row + i * wafer.stride] = stencil_point(params, below, mid, above);
             i += 1u;
             let next_pe = i == n;

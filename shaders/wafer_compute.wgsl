@@ -19,6 +19,11 @@ fn load_window(k: u32) -> Window {
     return Window(x[k - 1u], x[k], x[k + 1u], x[k + 2u], x[k + 3u], x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u]);
 }
 
+// Values k - 1, k and k + 1 of x: one column's window row.
+fn row3(k: u32) -> vec3<f32> {
+    return vec3(x[k - 1u], x[k], x[k + 1u]);
+}
+
 // The first SRAM cell of PE `item` of the dispatch (rectangle-major over its wafers).
 fn pe_base(item: u32) -> u32 {
     let rect = dispatch.pes;
@@ -47,12 +52,12 @@ fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     let base = pe_base(item);
     // Centre of the first window: row i0 + 1, column j + 1 (a Rows3 stage has w = 2).
     var k = base + (i0 + 1u) * stride + j + 1u;
-    var below = vec3(x[k - stride - 1u], x[k - stride], x[k - stride + 1u]);
-    var mid = vec3(x[k - 1u], x[k], x[k + 1u]);
+    var below = row3(k - stride);
+    var mid = row3(k);
     var out = base + (i0 + wafer.w) * stride + j + wafer.w;
     for (var i = i0; i < i1; i++) {
         k += stride;
-        let above = vec3(x[k - 1u], x[k], x[k + 1u]);
+        let above = row3(k);
         y[out] = stencil_point(params, below, mid, above);
         out += stride;
         below = mid;
