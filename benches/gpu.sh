@@ -83,7 +83,7 @@ for tuning in ${TUNINGS:-}; do
     # shellcheck disable=SC2046
     stage 45 "heat5 on ${grid}^2, WAFER_EMU_TUNING=$tuning" env WAFER_EMU_TUNING="$tuning" \
         "$emu" bench heat5 --grid "$grid" --n 2,8,32,128 --steps 50 --reps 3 --no-cpu \
-        $(report "heat5-tuning-$k")
+        --profile $(report "heat5-tuning-$k")
 done
 # Shallow water on a quarter of the points: its constant fields are built on the CPU.
 # shellcheck disable=SC2046

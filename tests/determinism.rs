@@ -1,11 +1,13 @@
 //! DESIGN.md's determinism contract on one wafer: the emulated wafer (explicit and fused
-//! engines) equals the plain global-grid kernel bit for bit on the same adapter, and the CPU
-//! backend within a bound.
+//! engines, with the adapter's tuning and with a GPU's column layouts) equals the plain
+//! global-grid kernel bit for bit on the same adapter, and the CPU backend within a bound.
 
 mod common;
 
+use std::sync::Arc;
 use wafer_emu::cpu::{CpuCluster, CpuGlobal};
-use wafer_emu::gpu::{GpuCluster, GpuGlobal, Placement};
+
+use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::Simulator;
 
@@ -17,7 +19,7 @@ const CHECKPOINTS: [u64; 4] = [0, 1, 7, 64];
 /// The explicit and the fused engine on `problem` (heat `kernel` on `pes` PEs of `n` points)
 /// against the global kernel.
 fn assert_engines_equal_global(
-    ctx: &std::sync::Arc<wafer_emu::gpu::GpuContext>,
+    ctx: &Arc<GpuContext>,
     kernel: KernelKind,
     (pes, n): ((u32, u32), u32),
     seed: u64,
@@ -31,7 +33,10 @@ fn assert_engines_equal_global(
         let mut wafer = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
         let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
         let (name, (x, y)) = (kernel.name(), pes);
-        let what = format!("{name} (fused {fused}) on {x}x{y} PEs, n = {n}");
+        let what = format!(
+            "{name} (fused {fused}) on {x}x{y} PEs, n = {n}, tuning {}",
+            ctx.tuning.line()
+        );
         assert_same_bits(&mut wafer, &mut global, &what);
     }
 }
@@ -55,13 +60,29 @@ fn assert_same_bits(a: &mut dyn Simulator, b: &mut dyn Simulator, what: &str) {
     }
 }
 
+/// The adapter's own context, and the same device shaped as a GPU with every column layout
+/// (sendrecv by cell, wafer and fused compute by single columns).
+fn contexts() -> Vec<Arc<GpuContext>> {
+    let Some(ctx) = common::gpu() else {
+        return vec![];
+    };
+    let gpu = Tuning::gpu(ctx.adapter.limits.max_compute_workgroup_storage_size);
+    let columns = ctx.retuned(Tuning {
+        wafer_cols: 1,
+        fused_cols: 1,
+        ..gpu
+    });
+    vec![ctx, columns]
+}
+
 #[test]
 fn gpu_wafer_equals_gpu_global_bit_for_bit() {
-    let Some(ctx) = common::gpu() else { return };
-    for kernel in KernelKind::HEAT {
-        for pes in SHAPES {
-            for n in NS.into_iter().filter(|&n| common::fits(pes, n)) {
-                assert_engines_equal_global(&ctx, kernel, (pes, n), 7);
+    for ctx in contexts() {
+        for kernel in KernelKind::HEAT {
+            for pes in SHAPES {
+                for n in NS.into_iter().filter(|&n| common::fits(pes, n)) {
+                    assert_engines_equal_global(&ctx, kernel, (pes, n), 7);
+                }
             }
         }
     }
@@ -70,10 +91,11 @@ fn gpu_wafer_equals_gpu_global_bit_for_bit() {
 /// Several column blocks (n > 8) and row blocks (n > 32) per PE in the compute dispatch.
 #[test]
 fn gpu_wafer_equals_gpu_global_with_several_blocks_per_pe() {
-    let Some(ctx) = common::gpu() else { return };
-    for kernel in KernelKind::HEAT {
-        for case in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
-            assert_engines_equal_global(&ctx, kernel, case, 5);
+    for ctx in contexts() {
+        for kernel in KernelKind::HEAT {
+            for case in [((2, 2), 9), ((3, 1), 17), ((2, 3), 40)] {
+                assert_engines_equal_global(&ctx, kernel, case, 5);
+            }
         }
     }
 }
