@@ -511,6 +511,9 @@ fn add_cpu_variants(
     Ok(())
 }
 
+/// Bytes a copy row moves per point update: one f32 read and one written.
+const COPY_BYTES: f64 = 8.0;
+
 impl BenchReport {
     /// With `--profile`: per GPU row, the GPU time per step of its dispatches and of each
     /// kernel, against the profiled run's wall time.
@@ -559,12 +562,7 @@ impl BenchReport {
         }
         Ok(())
     }
-}
 
-/// Bytes a copy row moves per point update: one f32 read and one written.
-const COPY_BYTES: f64 = 8.0;
-
-impl BenchReport {
     fn row(&self, prefix: &str) -> Option<&BenchRow> {
         self.rows.iter().find(|r| r.name.starts_with(prefix))
     }
