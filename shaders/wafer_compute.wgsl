@@ -3,9 +3,9 @@
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
-// values and stores BLOCK_COLS (`compute`); or one column by rows_per_thread rows, neighbouring
-// invocations on neighbouring columns (`compute_columns`). The per-cell maths
-// `stencil_point` comes from the kernel's file.
+// values and stores BLOCK_COLS (`compute`, and `compute_direct` for the fused engine); or one
+// column by rows_per_thread rows, neighbouring invocations on neighbouring columns
+// (`compute_columns`). The per-cell maths `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -65,9 +65,16 @@ fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     }
 }
 
-@compute @workgroup_size(64)
-fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let id = linear_id(gid, groups);
+// The block of invocation `id`: its PE's first SRAM cell, its first column and its rows
+// [i0, i1); none (i1 = i0) past the dispatch.
+struct Block {
+    base: u32,
+    j0: u32,
+    i0: u32,
+    i1: u32,
+}
+
+fn block_of(id: u32) -> Block {
     let n = wafer.n;
     let rows = wafer.rows_per_thread;
     let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
@@ -75,34 +82,72 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let rect = dispatch.pes;
     let item = id / per_pe;
     if item >= dispatch.count * (rect.z - rect.x) * (rect.w - rect.y) {
+        return Block(0u, 0u, 0u, 0u);
+    }
+    let i0 = (id % per_pe) / col_blocks * rows;
+    return Block(pe_base(item), id % col_blocks * BLOCK_COLS, i0, min(i0 + rows, n));
+}
+
+// Window row r (SRAM row, columns j0 .. j0 + BLOCK_COLS + 1) of block `b`: from the PE's own
+// SRAM, or with `direct` each comm-layer cell from the owned cell it mirrors.
+fn window(b: Block, r: u32, direct: bool) -> Window {
+    if direct {
+        return direct_window(b.base, r, b.j0);
+    }
+    return load_window(b.base + r * wafer.stride + b.j0 + 1u);
+}
+
+// Window row r, columns j0 .. j0 + BLOCK_COLS + 1, of the PE whose block starts at `base`,
+// for the fused engine's direct reads (n >= BLOCK_COLS, a PE clear of the wafer's low edges),
+// branch-free: a row of the lower comm layer (r < w) is the owned row n + r - w of the PE
+// below, and the comm columns (j0 = 0: columns 0 and 1, a Rows3 stage has w = 2) are the
+// owned columns n and n + 1 of the PE to the left of that row's PE.
+fn direct_window(base: u32, r: u32, j0: u32) -> Window {
+    let n = wafer.n;
+    let row = select(base + r * wafer.stride, base - wafer.pes_x * wafer.block + (r + n) * wafer.stride, r < wafer.w);
+    let k = row + j0;
+    let left = k - wafer.block + n;
+    let edge = j0 < wafer.w;
+    return Window(x[select(k, left, edge)], x[select(k + 1u, left + 1u, edge)], x[k + 2u], x[k + 3u],
+        x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u], x[k + 9u]);
+}
+
+// Block `b`'s rows, with its windows read as `window` says.
+fn compute_block(b: Block, direct: bool) {
+    if b.i0 >= b.i1 {
         return;
     }
-    let j0 = id % col_blocks * BLOCK_COLS;
-    let i0 = (id % per_pe) / col_blocks * rows;
-    let i1 = min(i0 + rows, n);
-    let stride = wafer.stride;
-    let base = pe_base(item);
-    // Centre of the first window: row i0 + 1, column j0 + 1 (a Rows3 stage has w = 2).
-    var k = base + (i0 + 1u) * stride + j0 + 1u;
-    var below = load_window(k - stride);
-    var mid = load_window(k);
-    var out = base + (i0 + wafer.w) * stride + j0 + wafer.w;
-    let w = params;
-    for (var i = i0; i < i1; i++) {
-        k += stride;
-        let above = load_window(k);
-        let fresh = update_block(w, below, mid, above);
+    let n = wafer.n;
+    var below = window(b, b.i0, direct);
+    var mid = window(b, b.i0 + 1u, direct);
+    var out = b.base + (b.i0 + wafer.w) * wafer.stride + b.j0 + wafer.w;
+    for (var i = b.i0; i < b.i1; i++) {
+        let above = window(b, i + 2u, direct);
+        let fresh = update_block(params, below, mid, above);
         let o = out;
-        if BLOCK_COLS <= n - j0 {
+        if BLOCK_COLS <= n - b.j0 {
             y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
             y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
         } else {
-            for (var c = 0u; c < n - j0; c++) {
+            for (var c = 0u; c < n - b.j0; c++) {
                 y[o + c] = fresh[c];
             }
         }
-        out += stride;
+        out += wafer.stride;
         below = mid;
         mid = above;
     }
+}
+
+@compute @workgroup_size(64)
+fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    compute_block(block_of(linear_id(gid, groups)), false);
+}
+
+// The fused engine's direct reads (`fused=direct`) on the PEs beyond the link bands: no
+// sendrecv, no workgroup memory, no barrier (on lavapipe a barrier makes every per-lane loop
+// of a shader keep its state in memory).
+@compute @workgroup_size(64)
+fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    compute_block(block_of(linear_id(gid, groups)), true);
 }

@@ -143,8 +143,8 @@ impl EngineKind {
     /// an adapter with the fused engine where [`Hardware::blocks`] says (shallow water, whose three fields crowd the tiles, ran
     /// 0.5 to 1.15x the explicit wafer on lavapipe and 0.35 to 0.73x on an H200), on the CPU
     /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
-    /// for; the explicit wafer otherwise.
-    /// Other kinds stand for themselves.
+    /// for; the fused engine without them where [`Hardware::fuses`] says; the explicit wafer
+    /// otherwise. Other kinds stand for themselves.
     pub fn resolve(
         self,
         problem: &Problem,
@@ -160,6 +160,7 @@ impl EngineKind {
                     ..placement.clone()
                 },
             ),
+            Self::Auto if hardware.fuses(problem) => (Self::Fused, placement.clone()),
             Self::Auto => (Self::Wafer, placement.clone()),
             kind => (kind, placement.clone()),
         }
@@ -216,6 +217,15 @@ impl Hardware {
             Self::Gpu => 32,
         };
         problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= largest_n
+    }
+
+    /// Whether `auto` takes the fused engine without time blocks for `problem`: on a CPU
+    /// adapter, single-stage kernels at n = 8 to 32, where its direct reads (no tile, no
+    /// sendrecv beyond the link bands) ran heat5 and heat9 1.05 to 1.9x as fast as the
+    /// explicit wafer (lavapipe, 2048^2, two or three runs each; at n = 64 0.92 to 0.96x).
+    pub fn fuses(self, problem: &Problem) -> bool {
+        let n = problem.cluster.wafer.n;
+        self == Self::SoftwareAdapter && problem.spec().stages.len() == 1 && (8..=32).contains(&n)
     }
 }
 

@@ -373,7 +373,8 @@ fn time_blocks_equal_the_global_kernel() {
 /// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
 /// comm line or by PE,
 /// fused workgroups of 96 and 256
-/// invocations, n from 1 (below w) to 3, on the explicit and fused engines and time blocks,
+/// invocations, the fused engine's tiles and direct reads, n from 1 (below w) to 3 and 8, on
+/// the explicit and fused engines and time blocks,
 /// each against the global kernel of the adapter's own tuning.
 #[test]
 fn every_tuning_keeps_the_bits() {
@@ -392,6 +393,7 @@ fn every_tuning_keeps_the_bits() {
             fused_invocations: 96,
             fused_rows: 3,
             fused_cols: 1,
+            fused_direct: false,
             block_rows: 5,
         },
         Tuning {
@@ -404,6 +406,7 @@ fn every_tuning_keeps_the_bits() {
             fused_invocations: most_invocations.min(256),
             fused_rows: 1,
             fused_cols: 8,
+            fused_direct: true,
             block_rows: 1,
         },
     ];
@@ -411,6 +414,7 @@ fn every_tuning_keeps_the_bits() {
         ((1, 1), (23, 17), 3),
         ((2, 1), (19, 11), 2),
         ((1, 2), (9, 7), 1),
+        ((2, 1), (5, 4), 8),
     ];
     for tuning in tunings {
         let tuned = ctx.retuned(tuning);
@@ -530,7 +534,9 @@ fn auto_blocks_what_each_backend_can_block() {
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
     for (problem, hardware, engine, steps) in [
         (heat(2), SoftwareAdapter, Fused, 5),
-        (heat(8), SoftwareAdapter, Wafer, 1),
+        (heat(8), SoftwareAdapter, Fused, 1),
+        (heat(32), SoftwareAdapter, Fused, 1),
+        (heat(64), SoftwareAdapter, Wafer, 1),
         (swe.clone(), SoftwareAdapter, Wafer, 1),
         (heat(8), Gpu, Fused, 5),
         (heat(32), Gpu, Fused, 5),

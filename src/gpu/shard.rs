@@ -177,6 +177,9 @@ struct Kernel {
 struct Remap {
     receive: Kernel,
     stages: Vec<Kernel>,
+    /// With `fused=direct`, for each Rows3 stage, the kernel of the PEs beyond the link bands
+    /// (which the tiled stage kernel computes).
+    direct: Vec<Option<Kernel>>,
 }
 
 impl Remap {
@@ -365,7 +368,9 @@ impl Shard {
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
-        let rects = rectangles(&g, blocked.map_or(0, |b| b.band));
+        // Direct reads need the neighbours one PE away (n >= w) and whole blocks of columns.
+        let direct = block.is_some() && ctx.tuning.fused_direct && g.n >= BLOCK_COLS;
+        let rects = rectangles(&g, blocked.map_or(direct as u32, |b| b.band));
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let rows = ctx.tuning.wafer_rows;
@@ -457,6 +462,19 @@ impl Shard {
                         }
                     })
                     .collect(),
+                direct: spec
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .map(|(k, stage)| {
+                        (direct && stage.driver == Driver::Rows3).then(|| {
+                            let source = shaders::wafer_stage(spec, stage, pages);
+                            let threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64);
+                            let label = format!("{} direct", stage.name);
+                            build(&label, &source, "compute_direct", threads, Some(k))
+                        })
+                    })
+                    .collect(),
             },
             None => Remap {
                 receive: build("sendrecv", &sendrecv, entry, sendrecv_threads, None),
@@ -476,9 +494,14 @@ impl Shard {
                         build(stage.name, &source, entry, threads, Some(k))
                     })
                     .collect(),
+                direct: vec![],
             },
         };
         let mut engine = match (block, fused) {
+            (Some(b), _) if direct => format!(
+                "fused, blocks of {}x{} PEs on the 1-PE link bands, reading the neighbours' cells directly beyond",
+                b.x, b.y
+            ),
             (Some(b), _) => format!("fused, blocks of {}x{} PEs", b.x, b.y),
             (None, true) => format!(
                 "explicit sendrecv and compute (fused asked, but one PE of n = {} with its halo does not fit a workgroup's {cap} values)",
@@ -616,8 +639,17 @@ impl Shard {
                 .copied()
                 .filter(|&(_, state)| state % self.stages as u64 == k as u64)
                 .collect();
-            for &rect in rects {
-                self.dispatch(pass, kernel, &mine, rect);
+            match self.remap.direct.get(k) {
+                Some(Some(direct)) if part == Part::All => {
+                    self.dispatch(pass, kernel, &mine, LEFT_LINK_BAND);
+                    self.dispatch(pass, kernel, &mine, LOW_LINK_BAND);
+                    self.dispatch(pass, direct, &mine, BLOCKED);
+                }
+                _ => {
+                    for &rect in rects {
+                        self.dispatch(pass, kernel, &mine, rect);
+                    }
+                }
             }
         }
     }

@@ -12,7 +12,7 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, block_rows";
 
 /// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
 fn one_or_block(key: &str, value: &str) -> Result<u32> {
@@ -96,6 +96,12 @@ pub struct Tuning {
     /// and its workgroup-memory banks serve a row at once, where 8 puts 8 invocations on
     /// each bank; not yet measured on one).
     pub fused_cols: u32,
+    /// The fused engine reads a Rows3 window from its workgroup tile (`false`), or, beyond
+    /// the link bands and where n >= 8 (whole blocks of columns), straight from the
+    /// neighbouring PEs' owned cells (`true`, `fused=direct`: no workgroup memory and no
+    /// barrier). On lavapipe direct reads ran heat5 and heat9 at n = 8 1.7 to 1.9x as fast as
+    /// the explicit wafer (the tiles: 0.7x), at n = 32 1.05 to 1.1x; on a GPU not measured.
+    pub fused_direct: bool,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
     pub block_rows: u32,
@@ -132,6 +138,7 @@ impl Tuning {
             fused_invocations: 64,
             fused_rows: 4,
             fused_cols: BLOCK_COLS,
+            fused_direct: true,
             block_rows: 16,
         }
     }
@@ -143,6 +150,7 @@ impl Tuning {
             wafer_rows: 1,
             sendrecv_cells: Some(1),
             copy: CopyOrder::Interleaved,
+            fused_direct: false,
             ..Self::cpu_adapter(workgroup_bytes)
         }
     }
@@ -180,6 +188,17 @@ impl Tuning {
                 "fused_invocations" => self.fused_invocations = number(1, most_invocations)?,
                 "fused_rows" => self.fused_rows = number(1, MAX_ROWS)?,
                 "fused_cols" => self.fused_cols = one_or_block(key, value)?,
+                "fused" => {
+                    self.fused_direct = match value {
+                        "tile" => false,
+                        "direct" => true,
+                        _ => {
+                            return Err(invalid!(
+                                "{TUNING_VAR}: fused = '{value}': allowed tile, direct"
+                            ))
+                        }
+                    }
+                }
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
                 "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
                 "sendrecv_cells" => {
@@ -211,7 +230,7 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},block_rows={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -222,6 +241,7 @@ impl Tuning {
             self.fused_invocations,
             self.fused_rows,
             self.fused_cols,
+            if self.fused_direct { "direct" } else { "tile" },
             self.block_rows
         )
     }
@@ -249,12 +269,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=tile,block_rows=16"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,block_rows=16"
         );
     }
 
@@ -269,7 +289,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,block_rows=2"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -288,6 +308,7 @@ mod tests {
             ("copy=fast", "copy = 'fast': allowed runs, interleaved"),
             ("wafer_cols=4", "wafer_cols = '4': allowed 1 or 8"),
             ("fused_cols=x", "fused_cols = 'x': allowed 1 or 8"),
+            ("fused=tiles", "fused = 'tiles': allowed tile, direct"),
             (
                 "sendrecv_cells=0",
                 "sendrecv_cells = '0': allowed pe or 1 to 65536",
