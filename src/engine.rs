@@ -221,7 +221,7 @@ impl Hardware {
 
     /// Whether `auto` takes the fused engine without time blocks for `problem`: on a CPU
     /// adapter, single-stage kernels at n = 8 to 32, where its direct reads (no tile, no
-    /// sendrecv beyond the link bands) ran heat5 and heat9 1.05 to 1.9x as fast as the
+    /// sendrecv beyond the link bands) ran heat5 and heat9 1.05 to 1.85x as fast as the
     /// explicit wafer (lavapipe, 2048^2, two or three runs each; at n = 64 0.92 to 0.96x).
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;

@@ -99,7 +99,7 @@ pub struct Tuning {
     /// The fused engine reads a Rows3 window from its workgroup tile (`false`), or, beyond
     /// the link bands and where n >= 8 (whole blocks of columns), straight from the
     /// neighbouring PEs' owned cells (`true`, `fused=direct`: no workgroup memory and no
-    /// barrier). On lavapipe direct reads ran heat5 and heat9 at n = 8 1.7 to 1.9x as fast as
+    /// barrier). On lavapipe direct reads ran heat5 and heat9 at n = 8 1.7 to 1.85x as fast as
     /// the explicit wafer (the tiles: 0.7x), at n = 32 1.05 to 1.1x; on a GPU not measured.
     pub fused_direct: bool,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
