@@ -177,9 +177,9 @@ struct Kernel {
 struct Remap {
     receive: Kernel,
     stages: Vec<Kernel>,
-    /// With `fused=direct`, for each Rows3 stage, the kernel of the PEs beyond the link bands
-    /// (which the tiled stage kernel computes).
-    direct: Vec<Option<Kernel>>,
+    /// With `fused=direct`, each stage's kernel of the PEs beyond the link bands (which the
+    /// tiled stage kernel computes); empty otherwise.
+    direct: Vec<Kernel>,
 }
 
 impl Remap {
@@ -368,8 +368,12 @@ impl Shard {
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
-        // Direct reads need the neighbours one PE away (n >= w) and whole blocks of columns.
-        let direct = block.is_some() && ctx.tuning.fused_direct && g.n >= BLOCK_COLS;
+        // Direct reads need the neighbours one PE away (n >= w) and whole blocks of columns,
+        // and write no comm layers, which a later Point stage would read as the step's start.
+        let direct = block.is_some()
+            && ctx.tuning.fused_direct
+            && g.n >= BLOCK_COLS
+            && spec.stages.iter().all(|s| s.driver == Driver::Rows3);
         let rects = rectangles(&g, blocked.map_or(direct as u32, |b| b.band));
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
@@ -466,13 +470,12 @@ impl Shard {
                     .stages
                     .iter()
                     .enumerate()
+                    .filter(|_| direct)
                     .map(|(k, stage)| {
-                        (direct && stage.driver == Driver::Rows3).then(|| {
-                            let source = shaders::wafer_stage(spec, stage, pages);
-                            let threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64);
-                            let label = format!("{} direct", stage.name);
-                            build(&label, &source, "compute_direct", threads, Some(k))
-                        })
+                        let source = shaders::wafer_stage(spec, stage, pages);
+                        let threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64);
+                        let label = format!("{} direct", stage.name);
+                        build(&label, &source, "compute_direct", threads, Some(k))
                     })
                     .collect(),
             },
@@ -640,7 +643,7 @@ impl Shard {
                 .filter(|&(_, state)| state % self.stages as u64 == k as u64)
                 .collect();
             match self.remap.direct.get(k) {
-                Some(Some(direct)) if part == Part::All => {
+                Some(direct) if part == Part::All => {
                     self.dispatch(pass, kernel, &mine, LEFT_LINK_BAND);
                     self.dispatch(pass, kernel, &mine, LOW_LINK_BAND);
                     self.dispatch(pass, direct, &mine, BLOCKED);
