@@ -10,6 +10,28 @@
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
 
+// The block's owned points as one grid: its size, its chunks of FUSED_ROWS rows, the SRAM
+// cell of its point (0, 0), and the distance between PE rows.
+struct Owned {
+    size: vec2<u32>,
+    row_chunks: u32,
+    first: u32,
+    pe_row: u32,
+}
+
+fn owned_of(b: PeBlock) -> Owned {
+    let size = b.pes * wafer.n;
+    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + wafer.w * wafer.stride + wafer.w;
+    return Owned(size, (size.y + FUSED_ROWS - 1u) / FUSED_ROWS, first, wafer.pes_x * wafer.block);
+}
+
+// The owned row after `at` (the PE row of the block, the row within it).
+fn next_row(at: vec2<u32>) -> vec2<u32> {
+    let i = at.y + 1u;
+    let next_pe = i == wafer.n;
+    return vec2<u32>(select(at.x, at.x + 1u, next_pe), select(i, 0u, next_pe));
+}
+
 @compute @workgroup_size(FUSED_WORKGROUP)
 fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = receive(wid.x + wid.y * groups.x, lid);
@@ -17,35 +39,29 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
         return;
     }
     let n = wafer.n;
-    let w = wafer.w;
     let width = b.size.x;
-    let owned = b.pes * n;
-    let col_blocks = (owned.x + BLOCK_COLS - 1u) / BLOCK_COLS;
-    let row_chunks = (owned.y + FUSED_ROWS - 1u) / FUSED_ROWS;
-    // SRAM cell of the block's owned point (0, 0), and the distance between PE rows.
-    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + w * wafer.stride + w;
-    let pe_row = wafer.pes_x * wafer.block;
+    let owned = owned_of(b);
+    let col_blocks = (owned.size.x + BLOCK_COLS - 1u) / BLOCK_COLS;
     // Columns past the block's owned ones go to the last spare cell after the SRAM blocks
     // (lavapipe crashes on these stores made conditional).
     let trash = wafer.plane - 1u;
-    for (var c = lid; c < row_chunks * col_blocks; c += FUSED_WORKGROUP) {
+    for (var c = lid; c < owned.row_chunks * col_blocks; c += FUSED_WORKGROUP) {
         let chunk = c / col_blocks;
         let x0 = (c - chunk * col_blocks) * BLOCK_COLS;
         let y0 = chunk * FUSED_ROWS;
         let px = x0 / n;
         let j0 = x0 - px * n;
-        var py = y0 / n;
-        var i = y0 - py * n;
-        let cols = owned.x - x0;
-        let at = columns(vec2<u32>(first + px * wafer.block + j0, j0));
+        var row = vec2<u32>(y0 / n, y0 % n);
+        let cols = owned.size.x - x0;
+        let at = columns(vec2<u32>(owned.first + px * wafer.block + j0, j0));
         var k = y0 * width + x0;
         var below = tile_window(k);
         var mid = tile_window(k + width);
-        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.y); oy++) {
+        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.size.y); oy++) {
             k += width;
             let above = tile_window(k + width);
             let fresh = update_block(params, below, mid, above);
-            let o = py * pe_row + i * wafer.stride;
+            let o = row.x * owned.pe_row + row.y * wafer.stride;
             y[o + at.c0] = fresh[0];
             y[select(trash, o + at.c1, cols > 1u)] = fresh[1];
             y[select(trash, o + at.c2, cols > 2u)] = fresh[2];
@@ -54,10 +70,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
             y[select(trash, o + at.c5, cols > 5u)] = fresh[5];
             y[select(trash, o + at.c6, cols > 6u)] = fresh[6];
             y[select(trash, o + at.c7, cols > 7u)] = fresh[7];
-            i += 1u;
-            let next_pe = i == n;
-            py = select(py, py + 1u, next_pe);
-            i = select(i, 0u, next_pe);
+            row = next_row(row);
             below = mid;
             mid = above;
         }
@@ -74,32 +87,24 @@ fn compute_columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let n = wafer.n;
-    let w = wafer.w;
     let width = b.size.x;
-    let owned = b.pes * n;
-    let row_chunks = (owned.y + FUSED_ROWS - 1u) / FUSED_ROWS;
-    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + w * wafer.stride + w;
-    let pe_row = wafer.pes_x * wafer.block;
-    for (var c = lid; c < row_chunks * owned.x; c += FUSED_WORKGROUP) {
-        let chunk = c / owned.x;
-        let ox = c - chunk * owned.x;
+    let owned = owned_of(b);
+    for (var c = lid; c < owned.row_chunks * owned.size.x; c += FUSED_WORKGROUP) {
+        let chunk = c / owned.size.x;
+        let ox = c - chunk * owned.size.x;
         let y0 = chunk * FUSED_ROWS;
         let px = ox / n;
-        var py = y0 / n;
-        var i = y0 - py * n;
-        let column = first + px * wafer.block + ox - px * n;
+        var row = vec2<u32>(y0 / n, y0 % n);
+        let column = owned.first + px * wafer.block + ox - px * n;
         // Centre of the first window: tile row y0 + 1, column ox + 1.
         var k = (y0 + 1u) * width + ox + 1u;
         var below = tile_row3(k - width);
         var mid = tile_row3(k);
-        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.y); oy++) {
+        for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.size.y); oy++) {
             k += width;
             let above = tile_row3(k);
-            y[column + py * pe_row + i * wafer.stride] = stencil_point(params, below, mid, above);
-            i += 1u;
-            let next_pe = i == n;
-            py = select(py, py + 1u, next_pe);
-            i = select(i, 0u, next_pe);
+            y[column + row.x * owned.pe_row + row.y * wafer.stride] = stencil_point(params, below, mid, above);
+            row = next_row(row);
             below = mid;
             mid = above;
         }

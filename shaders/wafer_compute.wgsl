@@ -34,39 +34,8 @@ fn pe_base(item: u32) -> u32 {
     return ((dispatch.first + item / in_rect) * wafer.pes_x * wafer.pes_y + wafer_pe) * wafer.block;
 }
 
-@compute @workgroup_size(64)
-fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let id = linear_id(gid, groups);
-    let n = wafer.n;
-    let rows = wafer.rows_per_thread;
-    let per_pe = n * ((n + rows - 1u) / rows);
-    let rect = dispatch.pes;
-    let item = id / per_pe;
-    if item >= dispatch.count * (rect.z - rect.x) * (rect.w - rect.y) {
-        return;
-    }
-    let j = id % n;
-    let i0 = (id % per_pe) / n * rows;
-    let i1 = min(i0 + rows, n);
-    let stride = wafer.stride;
-    let base = pe_base(item);
-    // Centre of the first window: row i0 + 1, column j + 1 (a Rows3 stage has w = 2).
-    var k = base + (i0 + 1u) * stride + j + 1u;
-    var below = row3(k - stride);
-    var mid = row3(k);
-    var out = base + (i0 + wafer.w) * stride + j + wafer.w;
-    for (var i = i0; i < i1; i++) {
-        k += stride;
-        let above = row3(k);
-        y[out] = stencil_point(params, below, mid, above);
-        out += stride;
-        below = mid;
-        mid = above;
-    }
-}
-
-// The block of invocation `id`: its PE's first SRAM cell, its first column and its rows
-// [i0, i1); none (i1 = i0) past the dispatch.
+// The block of `cols` columns (1 or BLOCK_COLS) of invocation `id`: its PE's first SRAM
+// cell, its first column and its rows [i0, i1); none (i1 = i0) past the dispatch.
 struct Block {
     base: u32,
     j0: u32,
@@ -74,10 +43,10 @@ struct Block {
     i1: u32,
 }
 
-fn block_of(id: u32) -> Block {
+fn block_of(id: u32, cols: u32) -> Block {
     let n = wafer.n;
     let rows = wafer.rows_per_thread;
-    let col_blocks = (n + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let col_blocks = (n + cols - 1u) / cols;
     let per_pe = col_blocks * ((n + rows - 1u) / rows);
     let rect = dispatch.pes;
     let item = id / per_pe;
@@ -85,7 +54,29 @@ fn block_of(id: u32) -> Block {
         return Block(0u, 0u, 0u, 0u);
     }
     let i0 = (id % per_pe) / col_blocks * rows;
-    return Block(pe_base(item), id % col_blocks * BLOCK_COLS, i0, min(i0 + rows, n));
+    return Block(pe_base(item), id % col_blocks * cols, i0, min(i0 + rows, n));
+}
+
+@compute @workgroup_size(64)
+fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = block_of(linear_id(gid, groups), 1u);
+    if b.i0 >= b.i1 {
+        return;
+    }
+    let stride = wafer.stride;
+    // Centre of the first window: row i0 + 1, column j0 + 1 (a Rows3 stage has w = 2).
+    var k = b.base + (b.i0 + 1u) * stride + b.j0 + 1u;
+    var below = row3(k - stride);
+    var mid = row3(k);
+    var out = b.base + (b.i0 + wafer.w) * stride + b.j0 + wafer.w;
+    for (var i = b.i0; i < b.i1; i++) {
+        k += stride;
+        let above = row3(k);
+        y[out] = stencil_point(params, below, mid, above);
+        out += stride;
+        below = mid;
+        mid = above;
+    }
 }
 
 // Window row r (SRAM row, columns j0 .. j0 + BLOCK_COLS + 1) of block `b`: from the PE's own
@@ -141,7 +132,7 @@ fn compute_block(b: Block, direct: bool) {
 
 @compute @workgroup_size(64)
 fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    compute_block(block_of(linear_id(gid, groups)), false);
+    compute_block(block_of(linear_id(gid, groups), BLOCK_COLS), false);
 }
 
 // The fused engine's direct reads (`fused=direct`) on the PEs beyond the link bands: no
@@ -149,5 +140,5 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // of a shader keep its state in memory).
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    compute_block(block_of(linear_id(gid, groups)), true);
+    compute_block(block_of(linear_id(gid, groups), BLOCK_COLS), true);
 }

@@ -437,6 +437,8 @@ impl Shard {
             )
         };
         let n = g.n as u64;
+        // Invocations per PE of a Rows3 compute: blocks of `cols` columns by `rows` rows.
+        let rows3_threads = |n: u64, cols: u32| n.div_ceil(cols as u64) * n.div_ceil(rows as u64);
         let (entry, cells, sendrecv_threads) = match ctx.tuning.sendrecv_cells {
             None => ("sendrecv", 1, (g.pe_count() * fields) as u64),
             Some(cells) => {
@@ -473,8 +475,8 @@ impl Shard {
                     .filter(|_| direct)
                     .map(|(k, stage)| {
                         let source = shaders::wafer_stage(spec, stage, pages);
-                        let threads = n.div_ceil(BLOCK_COLS as u64) * n.div_ceil(rows as u64);
                         let label = format!("{} direct", stage.name);
+                        let threads = rows3_threads(n, BLOCK_COLS);
                         build(&label, &source, "compute_direct", threads, Some(k))
                     })
                     .collect(),
@@ -486,12 +488,11 @@ impl Shard {
                     .iter()
                     .enumerate()
                     .map(|(k, stage)| {
-                        let (entry, threads) = match (stage.driver, ctx.tuning.wafer_cols) {
-                            (Driver::Rows3, 1) => ("compute_columns", n * n.div_ceil(rows as u64)),
-                            (Driver::Rows3, cols) => {
-                                ("compute", n.div_ceil(cols as u64) * n.div_ceil(rows as u64))
-                            }
-                            (Driver::Point, _) => ("compute", n * n),
+                        let cols = ctx.tuning.wafer_cols;
+                        let (entry, threads) = match stage.driver {
+                            Driver::Rows3 if cols == 1 => ("compute_columns", rows3_threads(n, 1)),
+                            Driver::Rows3 => ("compute", rows3_threads(n, cols)),
+                            Driver::Point => ("compute", n * n),
                         };
                         let source = shaders::wafer_stage(spec, stage, pages);
                         build(stage.name, &source, entry, threads, Some(k))
