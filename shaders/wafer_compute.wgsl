@@ -79,66 +79,134 @@ fn compute_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     }
 }
 
-// Window row r (SRAM row, columns j0 .. j0 + BLOCK_COLS + 1) of block `b`: from the PE's own
-// SRAM, or with `direct` each comm-layer cell from the owned cell it mirrors.
-fn window(b: Block, r: u32, direct: bool) -> Window {
-    if direct {
-        return direct_window(b.base, r, b.j0);
+// Stores the first `count` (at most BLOCK_COLS) of `fresh` at `o`, `o + 1`, ...
+fn store_run(o: u32, fresh: array<f32, 8>, count: u32) {
+    if count == BLOCK_COLS {
+        y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
+        y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
+    } else {
+        for (var c = 0u; c < count; c++) {
+            y[o + c] = fresh[c];
+        }
     }
-    return load_window(b.base + r * wafer.stride + b.j0 + 1u);
 }
 
-// Window row r, columns j0 .. j0 + BLOCK_COLS + 1, of the PE whose block starts at `base`,
-// for the fused engine's direct reads (n >= BLOCK_COLS, a PE clear of the wafer's low edges),
-// branch-free: a row of the lower comm layer (r < w) is the owned row n + r - w of the PE
-// below, and the comm columns (j0 = 0: columns 0 and 1, a Rows3 stage has w = 2) are the
-// owned columns n and n + 1 of the PE to the left of that row's PE.
-fn direct_window(base: u32, r: u32, j0: u32) -> Window {
-    let n = wafer.n;
-    let row = select(base + r * wafer.stride, base - wafer.pes_x * wafer.block + (r + n) * wafer.stride, r < wafer.w);
-    let k = row + j0;
-    let left = k - wafer.block + n;
-    let edge = j0 < wafer.w;
-    return Window(x[select(k, left, edge)], x[select(k + 1u, left + 1u, edge)], x[k + 2u], x[k + 3u],
-        x[k + 4u], x[k + 5u], x[k + 6u], x[k + 7u], x[k + 8u], x[k + 9u]);
-}
-
-// Block `b`'s rows, with its windows read as `window` says.
-fn compute_block(b: Block, direct: bool) {
+@compute @workgroup_size(64)
+fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = block_of(linear_id(gid, groups), BLOCK_COLS);
     if b.i0 >= b.i1 {
         return;
     }
-    let n = wafer.n;
-    var below = window(b, b.i0, direct);
-    var mid = window(b, b.i0 + 1u, direct);
+    var k = b.base + b.i0 * wafer.stride + b.j0 + 1u;
+    var below = load_window(k);
+    k += wafer.stride;
+    var mid = load_window(k);
     var out = b.base + (b.i0 + wafer.w) * wafer.stride + b.j0 + wafer.w;
+    let count = min(BLOCK_COLS, wafer.n - b.j0);
     for (var i = b.i0; i < b.i1; i++) {
-        let above = window(b, i + 2u, direct);
-        let fresh = update_block(params, below, mid, above);
-        let o = out;
-        if BLOCK_COLS <= n - b.j0 {
-            y[o] = fresh[0]; y[o + 1u] = fresh[1]; y[o + 2u] = fresh[2]; y[o + 3u] = fresh[3];
-            y[o + 4u] = fresh[4]; y[o + 5u] = fresh[5]; y[o + 6u] = fresh[6]; y[o + 7u] = fresh[7];
-        } else {
-            for (var c = 0u; c < n - b.j0; c++) {
-                y[o + c] = fresh[c];
-            }
-        }
+        k += wafer.stride;
+        let above = load_window(k);
+        store_run(out, update_block(params, below, mid, above), count);
         out += wafer.stride;
         below = mid;
         mid = above;
     }
 }
 
-@compute @workgroup_size(64)
-fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    compute_block(block_of(linear_id(gid, groups), BLOCK_COLS), false);
+// The fused engine's direct reads (`fused=direct`) on the PEs beyond the link bands: the
+// owned points of the dispatch's rectangle taken as one grid, each invocation BLOCK_COLS of
+// its columns by rows_per_thread of its rows wherever the PEs' edges fall, every window value
+// read from the owned cell of whichever PE holds it (a Rows3 stage's output point (r, c) reads
+// the owned points r - 2 .. r, c - 2 .. c of that grid; the rectangle starts at least 2
+// points in, so they lie on the wafer). No sendrecv, no workgroup memory, no barrier (on
+// lavapipe a barrier makes every per-lane loop of a shader keep its state in memory).
+
+// SRAM offsets, within a row of PEs, of the 10 window columns from owned column `c0` - 2 on
+// (clamped to the wafer: those past it are never stored).
+struct Columns {
+    a: vec4<u32>,
+    b: vec4<u32>,
+    c: vec2<u32>,
 }
 
-// The fused engine's direct reads (`fused=direct`) on the PEs beyond the link bands: no
-// sendrecv, no workgroup memory, no barrier (on lavapipe a barrier makes every per-lane loop
-// of a shader keep its state in memory).
+fn column_offset(c: u32) -> u32 {
+    let n = wafer.n;
+    let at = min(c, wafer.pes_x * n - 1u);
+    return at / n * wafer.block + at % n + wafer.w;
+}
+
+fn columns_from(c0: u32) -> Columns {
+    let c = c0 - 2u;
+    return Columns(
+        vec4(column_offset(c), column_offset(c + 1u), column_offset(c + 2u), column_offset(c + 3u)),
+        vec4(column_offset(c + 4u), column_offset(c + 5u), column_offset(c + 6u), column_offset(c + 7u)),
+        vec2(column_offset(c + 8u), column_offset(c + 9u)),
+    );
+}
+
+fn gather_window(row: u32, k: Columns) -> Window {
+    return Window(x[row + k.a.x], x[row + k.a.y], x[row + k.a.z], x[row + k.a.w], x[row + k.b.x],
+        x[row + k.b.y], x[row + k.b.z], x[row + k.b.w], x[row + k.c.x], x[row + k.c.y]);
+}
+
+// Owned row `r` of a wafer: the SRAM cell of its PE column 0 and the row within its PE.
+struct RowAt {
+    cell: u32,
+    in_pe: u32,
+}
+
+fn row_at(r: u32) -> RowAt {
+    let n = wafer.n;
+    return RowAt(r / n * wafer.pes_x * wafer.block + (r % n + wafer.w) * wafer.stride, r % n);
+}
+
+fn next_row(r: RowAt) -> RowAt {
+    let wraps = r.in_pe + 1u == wafer.n;
+    let pe_row = wafer.pes_x * wafer.block - (wafer.n - 1u) * wafer.stride;
+    return RowAt(r.cell + select(wafer.stride, pe_row, wraps), select(r.in_pe + 1u, 0u, wraps));
+}
+
+// Stores `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window columns 2 to 9 of `k`),
+// of the first `count` of them, in the row of PEs at `row`.
+fn scatter_run(row: u32, k: Columns, c0: u32, fresh: array<f32, 8>, count: u32) {
+    if count == BLOCK_COLS {
+        y[row + k.a.z] = fresh[0]; y[row + k.a.w] = fresh[1]; y[row + k.b.x] = fresh[2];
+        y[row + k.b.y] = fresh[3]; y[row + k.b.z] = fresh[4]; y[row + k.b.w] = fresh[5];
+        y[row + k.c.x] = fresh[6]; y[row + k.c.y] = fresh[7];
+    } else {
+        for (var c = 0u; c < count; c++) {
+            y[row + column_offset(c0 + c)] = fresh[c];
+        }
+    }
+}
+
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    compute_block(block_of(linear_id(gid, groups), BLOCK_COLS), true);
+    let id = linear_id(gid, groups);
+    let n = wafer.n;
+    let rect = dispatch.pes;
+    let width = (rect.z - rect.x) * n;
+    let col_blocks = (width + BLOCK_COLS - 1u) / BLOCK_COLS;
+    let rows = wafer.rows_per_thread;
+    let per_wafer = col_blocks * (((rect.w - rect.y) * n + rows - 1u) / rows);
+    if id >= dispatch.count * per_wafer {
+        return;
+    }
+    let at = id % per_wafer;
+    let c0 = rect.x * n + at % col_blocks * BLOCK_COLS;
+    let r0 = rect.y * n + at / col_blocks * rows;
+    let count = min(BLOCK_COLS, rect.z * n - c0);
+    let wafer_base = (dispatch.first + id / per_wafer) * wafer.pes_x * wafer.pes_y * wafer.block;
+    let k = columns_from(c0);
+    var r = row_at(r0 - 2u);
+    var below = gather_window(wafer_base + r.cell, k);
+    r = next_row(r);
+    var mid = gather_window(wafer_base + r.cell, k);
+    for (var i = r0; i < min(r0 + rows, rect.w * n); i++) {
+        r = next_row(r);
+        let above = gather_window(wafer_base + r.cell, k);
+        scatter_run(wafer_base + r.cell, k, c0, update_block(params, below, mid, above), count);
+        below = mid;
+        mid = above;
+    }
 }

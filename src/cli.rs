@@ -589,9 +589,10 @@ pub struct RunArgs {
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
     /// faster emulated engine (auto: time blocks on the CPU backend for every kernel, of 15
     /// steps for heat5 and heat9 and of 9 for shallow water, shorter where the wafer is too
-    /// small for them; of 5 on an adapter with the fused engine for single-stage kernels
-    /// (heat5, heat9) at n <= 4 on a CPU adapter such as lavapipe and n <= 32 on a GPU; time
-    /// blocks whenever --time-block is given; the explicit wafer otherwise)
+    /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
+    /// heat9) at n <= 32; on a CPU adapter such as lavapipe the fused engine's direct reads,
+    /// without time blocks, for those kernels at n <= 32; time blocks whenever --time-block is
+    /// given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",

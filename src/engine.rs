@@ -206,26 +206,28 @@ impl Hardware {
     }
 
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
-    /// `n`; on an adapter, with the fused engine, single-stage kernels up to n = 4 on a CPU
-    /// adapter and n = 32 on a GPU. Heat5 against the explicit wafer: on lavapipe 5 to 6.5x at
-    /// n = 2, even at n = 8, behind above; on an H200 (16 KiB tiles) 4.9 / 4.6 / 1.3x at
-    /// n = 2 / 8 / 32, and at n = 128 no PE fits a tile.
+    /// `n`; on a GPU, with the fused engine, single-stage kernels up to n = 32 (heat5 against
+    /// the explicit wafer on an H200 with 16 KiB tiles: 4.9 / 4.6 / 1.3x at n = 2 / 8 / 32; at
+    /// n = 128 no PE fits a tile); never on a CPU adapter, whose fused engine's direct reads
+    /// run faster without them ([`Self::fuses`]).
     pub fn blocks(self, problem: &Problem) -> bool {
         let largest_n = match self {
             Self::Cpu => return true,
-            Self::SoftwareAdapter => 4,
+            Self::SoftwareAdapter => return false,
             Self::Gpu => 32,
         };
         problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= largest_n
     }
 
     /// Whether `auto` takes the fused engine without time blocks for `problem`: on a CPU
-    /// adapter, single-stage kernels at n = 8 to 32, where its direct reads (no tile, no
-    /// sendrecv beyond the link bands) ran heat5 and heat9 1.05 to 1.85x as fast as the
-    /// explicit wafer (lavapipe, 2048^2, two or three runs each; at n = 64 0.92 to 0.96x).
+    /// adapter, single-stage kernels up to n = 32, where its direct reads (no tile, no sendrecv
+    /// beyond the link bands) ran heat5 and heat9 (lavapipe, 2048^2, four runs) 1.6 to 2.1x as
+    /// fast as its time blocks of 5 at n = 2 to 8 (as fast at n = 1, one run at 1024^2) and
+    /// 8.6 to 9.0x the explicit wafer at n = 2, 3.1 to 3.9x at n = 4, 1.85 to 1.95x at n = 8,
+    /// 1.22 to 1.33x at n = 16, 0.96 to 1.05x at n = 32 (0.82 to 0.91x at n = 64).
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;
-        self == Self::SoftwareAdapter && problem.spec().stages.len() == 1 && (8..=32).contains(&n)
+        self == Self::SoftwareAdapter && problem.spec().stages.len() == 1 && n <= 32
     }
 }
 

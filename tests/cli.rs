@@ -638,12 +638,13 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
     );
 }
 
-/// `--engine auto` (the default) runs heat at small n on the fused engine with time blocks,
-/// bit for bit equal to the global kernel, and large n on the explicit wafer (on every kind
-/// of adapter; `auto_blocks_what_each_backend_can_block` checks the rule in between).
+/// `--engine auto` (the default) runs heat at small n on the fused engine, with time blocks
+/// on a GPU and with direct reads on a CPU adapter, bit for bit equal to the global kernel,
+/// and large n on the explicit wafer (`auto_blocks_what_each_backend_can_block` checks the
+/// rule in between).
 #[test]
-fn the_default_engine_blocks_time_at_small_n() {
-    let Some(_) = common::gpu() else { return };
+fn the_default_engine_fuses_small_n() {
+    let Some(ctx) = common::gpu() else { return };
     let run = |n: &'static str| {
         succeeds(&[
             "run",
@@ -659,8 +660,12 @@ fn the_default_engine_blocks_time_at_small_n() {
         ])
     };
     let small = run("2");
+    let fused = match ctx.adapter.is_software() {
+        true => "reading the neighbours' cells directly beyond",
+        false => "time blocks of 5 steps",
+    };
     assert!(
-        small.contains("time blocks of 5 steps") && small.contains("bit-identical"),
+        small.contains(fused) && small.contains("bit-identical"),
         "{small}"
     );
     let large = run("64");
@@ -1063,8 +1068,10 @@ fn bench_skips_variants_that_do_not_fit() {
 }
 
 /// `bench --profile` times every dispatch of each GPU variant: the explicit wafer's sendrecv
-/// and compute once per step, the fused engine's receive tick, time blocks once per block;
-/// the kernels' time fits in the profiled run's wall time. The CPU backend is refused.
+/// and compute once per step, the fused engine's receive tick and its stage (with direct
+/// reads, a CPU adapter's tuning, the stage on the two link bands and the direct kernel
+/// beyond), time blocks once per block; the kernels' time fits in the profiled run's wall
+/// time. The CPU backend is refused.
 #[test]
 fn bench_profile_times_each_kernel_of_each_gpu_variant() {
     let Some(ctx) = common::gpu() else { return };
@@ -1098,6 +1105,10 @@ fn bench_profile_times_each_kernel_of_each_gpu_variant() {
         row["profile"].clone()
     };
     // Dispatches per step of each kernel, by variant.
+    let fused: &[(&str, f64)] = match ctx.tuning.fused_direct {
+        true => &[("tick", 1.0), ("heat5", 2.0), ("heat5 direct", 1.0)],
+        false => &[("tick", 1.0), ("heat5", 1.0)],
+    };
     let expect: [(&str, &[(&str, f64)]); 5] = [
         ("GPU copy", &[("copy", 1.0)]),
         ("GPU global", &[("heat5", 1.0)]),
@@ -1105,10 +1116,7 @@ fn bench_profile_times_each_kernel_of_each_gpu_variant() {
             "GPU emulated wafer 40x40 PEs, n = 3",
             &[("sendrecv", 1.0), ("heat5", 1.0)],
         ),
-        (
-            "GPU fused wafer 40x40 PEs, n = 3",
-            &[("tick", 1.0), ("heat5", 1.0)],
-        ),
+        ("GPU fused wafer 40x40 PEs, n = 3", fused),
         (
             "GPU fused wafer 40x40 PEs, n = 3, time blocks",
             &[("time block", 0.2)],

@@ -158,18 +158,27 @@ fn sendrecv_cells(tuning: u32, g: &WaferGeometry, fields: usize, wafers: usize) 
     cells
 }
 
-/// One pipeline, its threads per wafer, and for each bank its bind groups by remap (modulo
+/// How many invocations a kernel runs per wafer of a dispatch.
+#[derive(Clone, Copy, Debug)]
+enum Spread {
+    /// This many, whatever the rectangle.
+    Wafer(u64),
+    /// This many per PE of the rectangle.
+    Pe(u64),
+    /// A workgroup per block of this many PEs (the fused engine's tiles).
+    PeBlocks(glam::UVec2),
+    /// One per block of this many points of the rectangle's owned points (direct reads).
+    Points(glam::UVec2),
+}
+
+/// One pipeline, how many invocations it runs, and for each bank its bind groups by remap (modulo
 /// `2 * stages`, where the SRAM slots repeat) and its dispatch table's group.
 struct Kernel {
     pipeline: Pipeline,
     /// Per bank: `None` for the remaps this pipeline never runs (another stage's).
     groups: Vec<Vec<Option<wgpu::BindGroup>>>,
     dispatch_groups: Vec<wgpu::BindGroup>,
-    /// Invocations per wafer, or per PE of the dispatch's rectangle when `per_pe`.
-    threads: u64,
-    per_pe: bool,
-    /// For the fused engine: PEs per workgroup, one workgroup per block of the rectangle.
-    blocks: Option<glam::UVec2>,
+    spread: Spread,
 }
 
 /// What runs a remap: Table 3's `sendrecv` and one `compute` per stage, or the fused engine's
@@ -185,7 +194,9 @@ struct Remap {
 impl Remap {
     /// Whether the stages are the fused engine's (workgroups over blocks of PEs).
     fn fused(&self) -> bool {
-        self.stages.iter().any(|k| k.blocks.is_some())
+        self.stages
+            .iter()
+            .any(|k| matches!(k.spread, Spread::PeBlocks(_)))
     }
 }
 
@@ -368,13 +379,14 @@ impl Shard {
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
-        // Direct reads need the neighbours one PE away (n >= w) and whole blocks of columns,
-        // and write no comm layers, which a later Point stage would read as the step's start.
+        // Direct reads write no comm layers, which a later Point stage would read as the
+        // step's start; they read w points beyond the PEs they compute, the link bands' width.
         let direct = block.is_some()
             && ctx.tuning.fused_direct
-            && g.n >= BLOCK_COLS
             && spec.stages.iter().all(|s| s.driver == Driver::Rows3);
-        let rects = rectangles(&g, blocked.map_or(direct as u32, |b| b.band));
+        let direct_band = if direct { g.w().div_ceil(g.n) } else { 0 };
+        let band = blocked.map_or(direct_band, |b| b.band);
+        let rects = rectangles(&g, band);
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let rows = ctx.tuning.wafer_rows;
@@ -426,16 +438,17 @@ impl Shard {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let build = |label: &str, source: &str, entry: &str, threads: u64, stage: Option<usize>| {
-            kernel(
-                &ctx,
-                &resources,
-                stages,
-                (label, source, entry),
-                threads,
-                stage,
-            )
-        };
+        let build =
+            |label: &str, source: &str, entry: &str, spread: Spread, stage: Option<usize>| {
+                kernel(
+                    &ctx,
+                    &resources,
+                    stages,
+                    (label, source, entry),
+                    spread,
+                    stage,
+                )
+            };
         let n = g.n as u64;
         // Invocations per PE of a Rows3 compute: blocks of `cols` columns by `rows` rows.
         let rows3_threads = |n: u64, cols: u32| n.div_ceil(cols as u64) * n.div_ceil(rows as u64);
@@ -453,7 +466,7 @@ impl Shard {
         let sendrecv = shaders::cluster_sendrecv(cells);
         let remap = match block {
             Some(block) => Remap {
-                receive: build("tick", &sendrecv, "tick", 1, None),
+                receive: build("tick", &sendrecv, "tick", Spread::Wafer(1), None),
                 stages: (0..stages)
                     .map(|k| {
                         let entry = match (spec.stages[k].driver, ctx.tuning.fused_cols) {
@@ -462,10 +475,8 @@ impl Shard {
                         };
                         let source =
                             shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning);
-                        Kernel {
-                            blocks: Some(block),
-                            ..build(spec.stages[k].name, &source, entry, 0, Some(k))
-                        }
+                        let spread = Spread::PeBlocks(block);
+                        build(spec.stages[k].name, &source, entry, spread, Some(k))
                     })
                     .collect(),
                 direct: spec
@@ -476,13 +487,19 @@ impl Shard {
                     .map(|(k, stage)| {
                         let source = shaders::wafer_stage(spec, stage, pages);
                         let label = format!("{} direct", stage.name);
-                        let threads = rows3_threads(n, BLOCK_COLS);
-                        build(&label, &source, "compute_direct", threads, Some(k))
+                        let spread = Spread::Points(glam::UVec2::new(BLOCK_COLS, rows));
+                        build(&label, &source, "compute_direct", spread, Some(k))
                     })
                     .collect(),
             },
             None => Remap {
-                receive: build("sendrecv", &sendrecv, entry, sendrecv_threads, None),
+                receive: build(
+                    "sendrecv",
+                    &sendrecv,
+                    entry,
+                    Spread::Wafer(sendrecv_threads),
+                    None,
+                ),
                 stages: spec
                     .stages
                     .iter()
@@ -495,7 +512,7 @@ impl Shard {
                             Driver::Point => ("compute", n * n),
                         };
                         let source = shaders::wafer_stage(spec, stage, pages);
-                        build(stage.name, &source, entry, threads, Some(k))
+                        build(stage.name, &source, entry, Spread::Pe(threads), Some(k))
                     })
                     .collect(),
                 direct: vec![],
@@ -503,7 +520,7 @@ impl Shard {
         };
         let mut engine = match (block, fused) {
             (Some(b), _) if direct => format!(
-                "fused, blocks of {}x{} PEs on the 1-PE link bands, reading the neighbours' cells directly beyond",
+                "fused, blocks of {}x{} PEs on the {band}-PE link bands, reading the neighbours' cells directly beyond",
                 b.x, b.y
             ),
             (Some(b), _) => format!("fused, blocks of {}x{} PEs", b.x, b.y),
@@ -529,14 +546,14 @@ impl Shard {
                     "pack up",
                     &pack,
                     "pack_up",
-                    package_threads(Direction::Up),
+                    Spread::Wafer(package_threads(Direction::Up)),
                     None,
                 ),
                 build(
                     "pack right",
                     &pack,
                     "pack_right",
-                    package_threads(Direction::Right),
+                    Spread::Wafer(package_threads(Direction::Right)),
                     None,
                 ),
             )
@@ -549,16 +566,13 @@ impl Shard {
             let (pack_up, pack_right) = packs(true);
             Blocking {
                 remaps: remaps as u64,
-                region: Kernel {
-                    per_pe: false,
-                    ..build(
-                        "time block",
-                        &source,
-                        "compute",
-                        spans * super::context::WORKGROUP as u64,
-                        Some(0),
-                    )
-                },
+                region: build(
+                    "time block",
+                    &source,
+                    "compute",
+                    Spread::Wafer(spans * super::context::WORKGROUP as u64),
+                    Some(0),
+                ),
                 pack_up,
                 pack_right,
             }
@@ -680,13 +694,14 @@ impl Shard {
         if items.is_empty() || pes == 0 {
             return;
         }
-        let per_wafer = match (kernel.blocks, kernel.per_pe) {
-            (Some(b), _) => {
-                let blocks = (x1 - x0).div_ceil(b.x) as u64 * (y1 - y0).div_ceil(b.y) as u64;
-                blocks * super::context::WORKGROUP as u64
-            }
-            (None, true) => kernel.threads * pes,
-            (None, false) => kernel.threads,
+        let blocks = |b: glam::UVec2, per: u32| {
+            (((x1 - x0) * per).div_ceil(b.x) as u64) * ((y1 - y0) * per).div_ceil(b.y) as u64
+        };
+        let per_wafer = match kernel.spread {
+            Spread::Wafer(threads) => threads,
+            Spread::Pe(threads) => threads * pes,
+            Spread::PeBlocks(b) => blocks(b, 1) * super::context::WORKGROUP as u64,
+            Spread::Points(b) => blocks(b, self.cluster.wafer.n),
         };
         let period = self.period;
         pass.set_pipeline(&kernel.pipeline.raw);
@@ -760,14 +775,14 @@ impl Shard {
     }
 }
 
-/// One kernel with its bind groups for every bank: threads per wafer, or per PE of the
-/// rectangle for a compute `stage` (which binds only at that stage's remaps).
+/// One kernel with its bind groups for every bank, running `spread` invocations; a compute
+/// `stage` binds only at that stage's remaps.
 fn kernel(
     ctx: &GpuContext,
     banks: &[Resources],
     stages: usize,
     (label, source, entry): (&str, &str, &str),
-    threads: u64,
+    spread: Spread,
     stage: Option<usize>,
 ) -> Kernel {
     let pipeline = ctx.pipeline(label, source, entry);
@@ -806,9 +821,7 @@ fn kernel(
         pipeline,
         groups,
         dispatch_groups,
-        threads,
-        per_pe: stage.is_some(),
-        blocks: None,
+        spread,
     }
 }
 
