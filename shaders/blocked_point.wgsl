@@ -37,9 +37,7 @@ fn advance(s: Span, lid: u32, j: u32) {
         let corner = (t.y - w) * s.pitch + t.x - w;
         cur_at = src + corner;
         base_at = start + corner;
-        let a = origin + t;
-        let at = vec2<u32>(select(a.x, a.x - wafer.nx, a.x >= wafer.nx), select(a.y, a.y - wafer.ny, a.y >= wafer.ny));
-        let fresh = blocked_stage(stage, at);
+        let fresh = blocked_stage(stage, global_point(origin, t));
         let out = dst + t.y * s.pitch + t.x;
         for (var f = 0u; f < FIELDS; f++) {
             tile[out + f * TILE_VALUES] = fresh[f];

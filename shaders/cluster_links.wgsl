@@ -1,4 +1,4 @@
-// import common
+// import common owned_grid
 // Shared by the shaders that touch the links: the cluster, the device's wafer list, the
 // dispatch, and where a frame point or a package slot lives. The links are ring buffers of
 // `ring` package slots each, one per sending wafer and direction; package `s` sits in slot
@@ -13,9 +13,14 @@
 // SRAM index of the owned cell at local frame point (x, y) of the device's wafer `local`, in
 // the plane of field 0 (field f is wafer.plane cells further).
 fn owned_index(local: u32, x: u32, y: u32) -> u32 {
-    let pe = (y / wafer.n) * wafer.pes_x + x / wafer.n;
-    let cell = (y % wafer.n + wafer.w) * wafer.stride + x % wafer.n + wafer.w;
-    return local * cluster.wafer_cells + pe * wafer.block + cell;
+    return local * cluster.wafer_cells + row_at(y).cell + column_at(x).cell;
+}
+
+// The global point at frame point `p` of a wafer whose frame origin, translated, is `origin`
+// (its remap clock's y and z): their sum, less than twice the grid, wrapped once.
+fn global_point(origin: vec2<u32>, p: vec2<u32>) -> vec2<u32> {
+    let a = origin + p;
+    return vec2<u32>(select(a.x, a.x - wafer.nx, a.x >= wafer.nx), select(a.y, a.y - wafer.ny, a.y >= wafer.ny));
 }
 
 // First cell of field f's plane in the slot of the dispatch's package on the link of wafer

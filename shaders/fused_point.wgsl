@@ -43,10 +43,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
         window_at = block + i * wafer.stride + j;
         tile_at = (py * n + i) * tile_width + px * n + j;
         // The global point of the written cell, as the explicit point driver finds it.
-        let ax = origin.y + at_pe.x * n + j;
-        let ay = origin.z + at_pe.y * n + i;
-        let at = vec2<u32>(select(ax, ax - wafer.nx, ax >= wafer.nx), select(ay, ay - wafer.ny, ay >= wafer.ny));
-        let fresh = stage_point(at);
+        let fresh = stage_point(global_point(origin.yz, at_pe * n + vec2(j, i)));
         let out = block + (i + wafer.w) * wafer.stride + j + wafer.w;
         for (var f = 0u; f < FIELDS; f++) {
             y[f * wafer.plane + out] = fresh[f];

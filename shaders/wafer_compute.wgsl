@@ -1,4 +1,4 @@
-// import common kernel rows3_block
+// import common kernel rows3_block owned_grid
 // Table 3's compute of a Rows3 stage on the dispatch's PEs (a rectangle of each of its wafers):
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
@@ -121,49 +121,30 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // points in, so they lie on the wafer). No sendrecv, no workgroup memory, no barrier (on
 // lavapipe a barrier makes every per-lane loop of a shader keep its state in memory).
 
-// SRAM offsets, within a row of PEs, of the 10 window columns from owned column `c0` - 2 on
-// (clamped to the wafer: those past it are never stored).
+// SRAM offsets, within a row of PEs, of the 10 window columns from owned column `c0` - 2 on.
 struct Columns {
     a: vec4<u32>,
     b: vec4<u32>,
     c: vec2<u32>,
 }
 
-fn column_offset(c: u32) -> u32 {
-    let n = wafer.n;
-    let at = min(c, wafer.pes_x * n - 1u);
-    return at / n * wafer.block + at % n + wafer.w;
+// Window columns past the wafer read its last column: their results are never stored.
+fn window_column(c: u32) -> u32 {
+    return column_at(min(c, wafer.pes_x * wafer.n - 1u)).cell;
 }
 
 fn columns_from(c0: u32) -> Columns {
     let c = c0 - 2u;
     return Columns(
-        vec4(column_offset(c), column_offset(c + 1u), column_offset(c + 2u), column_offset(c + 3u)),
-        vec4(column_offset(c + 4u), column_offset(c + 5u), column_offset(c + 6u), column_offset(c + 7u)),
-        vec2(column_offset(c + 8u), column_offset(c + 9u)),
+        vec4(window_column(c), window_column(c + 1u), window_column(c + 2u), window_column(c + 3u)),
+        vec4(window_column(c + 4u), window_column(c + 5u), window_column(c + 6u), window_column(c + 7u)),
+        vec2(window_column(c + 8u), window_column(c + 9u)),
     );
 }
 
 fn gather_window(row: u32, k: Columns) -> Window {
     return Window(x[row + k.a.x], x[row + k.a.y], x[row + k.a.z], x[row + k.a.w], x[row + k.b.x],
         x[row + k.b.y], x[row + k.b.z], x[row + k.b.w], x[row + k.c.x], x[row + k.c.y]);
-}
-
-// Owned row `r` of a wafer: the SRAM cell of its PE column 0 and the row within its PE.
-struct RowAt {
-    cell: u32,
-    in_pe: u32,
-}
-
-fn row_at(r: u32) -> RowAt {
-    let n = wafer.n;
-    return RowAt(r / n * wafer.pes_x * wafer.block + (r % n + wafer.w) * wafer.stride, r % n);
-}
-
-fn next_row(r: RowAt) -> RowAt {
-    let wraps = r.in_pe + 1u == wafer.n;
-    let pe_row = wafer.pes_x * wafer.block - (wafer.n - 1u) * wafer.stride;
-    return RowAt(r.cell + select(wafer.stride, pe_row, wraps), select(r.in_pe + 1u, 0u, wraps));
 }
 
 // Stores `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window columns 2 to 9 of `k`),
@@ -175,7 +156,7 @@ fn scatter_run(row: u32, k: Columns, c0: u32, fresh: array<f32, 8>, count: u32) 
         y[row + k.c.x] = fresh[6]; y[row + k.c.y] = fresh[7];
     } else {
         for (var c = 0u; c < count; c++) {
-            y[row + column_offset(c0 + c)] = fresh[c];
+            y[row + window_column(c0 + c)] = fresh[c];
         }
     }
 }
@@ -200,10 +181,10 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let k = columns_from(c0);
     var r = row_at(r0 - 2u);
     var below = gather_window(wafer_base + r.cell, k);
-    r = next_row(r);
+    r = row_after(r);
     var mid = gather_window(wafer_base + r.cell, k);
     for (var i = r0; i < min(r0 + rows, rect.w * n); i++) {
-        r = next_row(r);
+        r = row_after(r);
         let above = gather_window(wafer_base + r.cell, k);
         scatter_run(wafer_base + r.cell, k, c0, update_block(params, below, mid, above), count);
         below = mid;

@@ -47,12 +47,8 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let block = local * cluster.wafer_cells + (py * wafer.pes_x + px) * wafer.block;
     window_at = block + i * wafer.stride + j;
     // The global point of the written cell: the wafer's translated origin (from `clock`)
-    // plus the cell's frame offset on the wafer, less than twice the grid.
-    let origin = clock[local];
-    let ax = origin.y + px * n + j;
-    let ay = origin.z + py * n + i;
-    let at = vec2<u32>(select(ax, ax - wafer.nx, ax >= wafer.nx), select(ay, ay - wafer.ny, ay >= wafer.ny));
-    let fresh = stage_point(at);
+    // plus the cell's frame offset on the wafer.
+    let fresh = stage_point(global_point(clock[local].yz, vec2(px * n + j, py * n + i)));
     let out = block + (i + wafer.w) * wafer.stride + j + wafer.w;
     for (var f = 0u; f < FIELDS; f++) {
         y[f * wafer.plane + out] = fresh[f];

@@ -522,14 +522,15 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 
 /// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on a GPU only
 /// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 32; a CPU adapter
-/// takes the fused engine without time blocks for heat at n <= 32; the explicit wafer
-/// otherwise.
+/// takes the fused engine without time blocks for heat at n <= 32 and shallow water at
+/// n <= 4; the explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
     use wafer_emu::engine::Hardware::{Cpu, Gpu, SoftwareAdapter};
     let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
-    let swe = common::swe_problem((1, 1), (16, 16), 2, 1);
+    let swe_at = |n| common::swe_problem((1, 1), (16, 16), n, 1);
+    let swe = swe_at(2);
     // Heat5's remaps reach 2 points: at n = 1 blocks of 15 leave none of 24 x 24 PEs clear of
     // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
@@ -539,7 +540,8 @@ fn auto_blocks_what_each_backend_can_block() {
         (heat(8), SoftwareAdapter, Fused, 1),
         (heat(32), SoftwareAdapter, Fused, 1),
         (heat(64), SoftwareAdapter, Wafer, 1),
-        (swe.clone(), SoftwareAdapter, Wafer, 1),
+        (swe.clone(), SoftwareAdapter, Fused, 1),
+        (swe_at(8), SoftwareAdapter, Wafer, 1),
         (heat(8), Gpu, Fused, 5),
         (heat(32), Gpu, Fused, 5),
         (heat(64), Gpu, Wafer, 1),

@@ -10,8 +10,9 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 23] = [
+const LIBRARY: [(&str, &str); 25] = [
     ("common", include_str!("../../shaders/common.wgsl")),
+    ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
     ("fused_tile", include_str!("../../shaders/fused_tile.wgsl")),
@@ -61,6 +62,10 @@ const LIBRARY: [(&str, &str); 23] = [
     (
         "wafer_point",
         include_str!("../../shaders/wafer_point.wgsl"),
+    ),
+    (
+        "wafer_point_direct",
+        include_str!("../../shaders/wafer_point_direct.wgsl"),
     ),
     (
         "global_compute",
@@ -165,6 +170,16 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     let driver = match stage.driver {
         Driver::Rows3 => "wafer_compute",
         Driver::Point => "wafer_point",
+    };
+    compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
+}
+
+/// The fused engine's direct reads of one stage (entry `compute_direct`) on the PEs beyond
+/// the link bands.
+pub fn wafer_direct(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
+    let driver = match stage.driver {
+        Driver::Rows3 => "wafer_compute",
+        Driver::Point => "wafer_point_direct",
     };
     compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
 }
@@ -311,6 +326,7 @@ pub fn all() -> Vec<(String, String)> {
                 });
                 let variants = [
                     ("wafer".to_string(), wafer_stage(spec, stage, pages)),
+                    ("direct".to_string(), wafer_direct(spec, stage, pages)),
                     (
                         "global".to_string(),
                         global_stage(spec, stage, pages, false),

@@ -379,11 +379,13 @@ impl Shard {
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
-        // Direct reads write no comm layers, which a later Point stage would read as the
-        // step's start; they read w points beyond the PEs they compute, the link bands' width.
+        // Direct reads read w points beyond the PEs they compute, the link bands' width, and
+        // write no comm layers: no stage of theirs reads one (a Point window is at most 3x3).
+        let driver = spec.stages[0].driver;
         let direct = block.is_some()
             && ctx.tuning.fused_direct
-            && spec.stages.iter().all(|s| s.driver == Driver::Rows3);
+            && spec.stages.iter().all(|s| s.driver == driver)
+            && (driver == Driver::Rows3 || g.w() <= 2);
         let direct_band = if direct { g.w().div_ceil(g.n) } else { 0 };
         let band = blocked.map_or(direct_band, |b| b.band);
         let rects = rectangles(&g, band);
@@ -485,9 +487,12 @@ impl Shard {
                     .enumerate()
                     .filter(|_| direct)
                     .map(|(k, stage)| {
-                        let source = shaders::wafer_stage(spec, stage, pages);
+                        let source = shaders::wafer_direct(spec, stage, pages);
                         let label = format!("{} direct", stage.name);
-                        let spread = Spread::Points(glam::UVec2::new(BLOCK_COLS, rows));
+                        let spread = Spread::Points(match stage.driver {
+                            Driver::Rows3 => glam::UVec2::new(BLOCK_COLS, rows),
+                            Driver::Point => glam::UVec2::ONE,
+                        });
                         build(&label, &source, "compute_direct", spread, Some(k))
                     })
                     .collect(),

@@ -96,11 +96,12 @@ pub struct Tuning {
     /// and its workgroup-memory banks serve a row at once, where 8 puts 8 invocations on
     /// each bank; not yet measured on one).
     pub fused_cols: u32,
-    /// The fused engine reads a Rows3 window from its workgroup tile (`false`), or, beyond
+    /// The fused engine reads a stage's window from its workgroup tile (`false`), or, beyond
     /// the link bands, straight from the owned cells of whichever PEs hold it (`true`,
     /// `fused=direct`: no workgroup memory and no barrier). On lavapipe direct reads ran heat5
     /// and heat9 8.6 to 9.0x as fast as the explicit wafer at n = 2 (tiles: 4.8 to 5.6x),
-    /// 1.85 to 1.95x at n = 8 (the tiles: 0.7x), level at n = 32; on a GPU not measured.
+    /// 1.85 to 1.95x at n = 8 (the tiles: 0.7x), level at n = 32; shallow water 2.4 to 2.6x
+    /// at n = 2 (tiles: 0.95x), level at n = 8; on a GPU not measured.
     pub fused_direct: bool,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).

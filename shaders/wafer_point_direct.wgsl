@@ -1,0 +1,57 @@
+// import links kernel owned_grid
+// The fused engine's direct reads (`fused=direct`) of a Point stage on the PEs beyond the
+// link bands: one invocation per owned point of the dispatch's rectangle, the rectangle's
+// owned points taken as one grid. The kernel's stage function reads the window [i, i+w] x
+// [j, j+w] of the remapped state through `cur` and of the step's start through `base`, as
+// on the explicit wafer; here each window value comes from the owned cell of whichever PE
+// holds it (point (r, c) reads the owned points r - w .. r, c - w .. c; the rectangle starts
+// at least w points in, so they lie on the wafer), so no stage needs a comm layer. A window
+// is at most 3 x 3 (w <= 2).
+
+@group(0) @binding(3) var<uniform> params: Params;
+@group(0) @binding(4) var<storage, read> x: array<f32>;
+@group(0) @binding(5) var<storage, read> x0: array<f32>;
+@group(0) @binding(6) var<storage, read_write> y: array<f32>;
+@group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
+
+// SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns;
+// with w = 1 the third of each lies past the window, never read.
+var<private> window_rows: vec3<u32>;
+var<private> window_cols: vec3<u32>;
+
+fn cur(f: u32, dx: u32, dy: u32) -> f32 {
+    return x[f * wafer.plane + window_rows[dy] + window_cols[dx]];
+}
+
+fn base(f: u32, dx: u32, dy: u32) -> f32 {
+    return x0[f * wafer.plane + window_rows[dy] + window_cols[dx]];
+}
+
+@compute @workgroup_size(64)
+fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let id = linear_id(gid, groups);
+    let n = wafer.n;
+    let w = wafer.w;
+    let rect = dispatch.pes;
+    let width = (rect.z - rect.x) * n;
+    let item = split_id(id, width * (rect.w - rect.y) * n);
+    let local = item.x;
+    if local >= dispatch.first + dispatch.count {
+        return;
+    }
+    let r = rect.y * n + item.y / width;
+    let c = rect.x * n + item.y % width;
+    let row0 = row_at(r - w);
+    let row1 = row_after(row0);
+    let col0 = column_at(c - w);
+    let col1 = column_after(col0);
+    let wafer_base = local * cluster.wafer_cells;
+    window_rows = wafer_base + vec3(row0.cell, row1.cell, row_after(row1).cell);
+    window_cols = vec3(col0.cell, col1.cell, column_after(col1).cell);
+    // The global point of the written cell, as the explicit point driver finds it.
+    let fresh = stage_point(global_point(clock[local].yz, vec2(c, r)));
+    let out = window_rows[w] + window_cols[w];
+    for (var f = 0u; f < FIELDS; f++) {
+        y[f * wafer.plane + out] = fresh[f];
+    }
+}
