@@ -3,7 +3,7 @@
 // links see them: frame point (x, y) is owned cell (y % n, x % n) of PE (x / n, y / n). Its
 // SRAM index (field 0, the wafer's first cell 0) is the offset of its row plus that of its
 // column; rows and columns are stepped PE by PE without a division. Reads `wafer`, which the
-// importing shader binds.
+// importing shader binds, and `dispatch`.
 
 // An owned row or column: its SRAM offset and its index within its PE.
 struct Line {
@@ -23,15 +23,33 @@ fn row_at(y: u32) -> Line {
 
 // The next line, `by` cells on within a PE, across to the next PE's first owned line at its
 // last (`across`: the next PE's offset less the n - 1 steps taken within this one).
-fn step(l: Line, by: u32, across: u32) -> Line {
+fn next_line(l: Line, by: u32, across: u32) -> Line {
     let wraps = l.in_pe + 1u == wafer.n;
     return Line(l.cell + select(by, across - (wafer.n - 1u) * by, wraps), select(l.in_pe + 1u, 0u, wraps));
 }
 
 fn column_after(l: Line) -> Line {
-    return step(l, 1u, wafer.block);
+    return next_line(l, 1u, wafer.block);
 }
 
 fn row_after(l: Line) -> Line {
-    return step(l, wafer.stride, wafer.pes_x * wafer.block);
+    return next_line(l, wafer.stride, wafer.pes_x * wafer.block);
+}
+
+// Block `id` of `size` points of the owned grid of the dispatch's rectangle, the rectangle of
+// each of its wafers in turn (blocks at its right and top edges may stick out): the
+// device-local wafer (dispatch.first + dispatch.count past the dispatch) and the block's
+// first point.
+struct GridBlock {
+    local: u32,
+    at: vec2<u32>,
+}
+
+fn grid_block(id: u32, size: vec2<u32>) -> GridBlock {
+    let rect = dispatch.pes;
+    let blocks = (vec2(rect.z - rect.x, rect.w - rect.y) * wafer.n + size - 1u) / size;
+    let per_wafer = blocks.x * blocks.y;
+    let item = id % per_wafer;
+    let at = rect.xy * wafer.n + vec2(item % blocks.x, item / blocks.x) * size;
+    return GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
 }

@@ -3,9 +3,10 @@
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
-// values and stores BLOCK_COLS (`compute`, and `compute_direct` for the fused engine); or one
-// column by rows_per_thread rows, neighbouring invocations on neighbouring columns
-// (`compute_columns`). The per-cell maths `stencil_point` comes from the kernel's file.
+// values and stores BLOCK_COLS (`compute`); or one column by rows_per_thread rows,
+// neighbouring invocations on neighbouring columns (`compute_columns`). The fused engine's
+// `compute_direct` (below) takes blocks of the same shape across PEs. The per-cell maths
+// `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -122,10 +123,10 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // lavapipe a barrier makes every per-lane loop of a shader keep its state in memory).
 
 // SRAM offsets, within a row of PEs, of the 10 window columns from owned column `c0` - 2 on.
-struct Columns {
-    a: vec4<u32>,
-    b: vec4<u32>,
-    c: vec2<u32>,
+struct WindowColumns {
+    lo: vec4<u32>,
+    mid: vec4<u32>,
+    hi: vec2<u32>,
 }
 
 // Window columns past the wafer read its last column: their results are never stored.
@@ -133,27 +134,28 @@ fn window_column(c: u32) -> u32 {
     return column_at(min(c, wafer.pes_x * wafer.n - 1u)).cell;
 }
 
-fn columns_from(c0: u32) -> Columns {
+fn window_columns(c0: u32) -> WindowColumns {
     let c = c0 - 2u;
-    return Columns(
+    return WindowColumns(
         vec4(window_column(c), window_column(c + 1u), window_column(c + 2u), window_column(c + 3u)),
         vec4(window_column(c + 4u), window_column(c + 5u), window_column(c + 6u), window_column(c + 7u)),
         vec2(window_column(c + 8u), window_column(c + 9u)),
     );
 }
 
-fn gather_window(row: u32, k: Columns) -> Window {
-    return Window(x[row + k.a.x], x[row + k.a.y], x[row + k.a.z], x[row + k.a.w], x[row + k.b.x],
-        x[row + k.b.y], x[row + k.b.z], x[row + k.b.w], x[row + k.c.x], x[row + k.c.y]);
+fn gather_window(row: u32, cols: WindowColumns) -> Window {
+    return Window(x[row + cols.lo.x], x[row + cols.lo.y], x[row + cols.lo.z], x[row + cols.lo.w],
+        x[row + cols.mid.x], x[row + cols.mid.y], x[row + cols.mid.z], x[row + cols.mid.w],
+        x[row + cols.hi.x], x[row + cols.hi.y]);
 }
 
-// Stores `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window columns 2 to 9 of `k`),
-// of the first `count` of them, in the row of PEs at `row`.
-fn scatter_run(row: u32, k: Columns, c0: u32, fresh: array<f32, 8>, count: u32) {
+// Stores the first `count` of `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window
+// columns 2 to 9), in the row of PEs at `row`.
+fn scatter_run(row: u32, cols: WindowColumns, c0: u32, fresh: array<f32, 8>, count: u32) {
     if count == BLOCK_COLS {
-        y[row + k.a.z] = fresh[0]; y[row + k.a.w] = fresh[1]; y[row + k.b.x] = fresh[2];
-        y[row + k.b.y] = fresh[3]; y[row + k.b.z] = fresh[4]; y[row + k.b.w] = fresh[5];
-        y[row + k.c.x] = fresh[6]; y[row + k.c.y] = fresh[7];
+        y[row + cols.lo.z] = fresh[0]; y[row + cols.lo.w] = fresh[1]; y[row + cols.mid.x] = fresh[2];
+        y[row + cols.mid.y] = fresh[3]; y[row + cols.mid.z] = fresh[4]; y[row + cols.mid.w] = fresh[5];
+        y[row + cols.hi.x] = fresh[6]; y[row + cols.hi.y] = fresh[7];
     } else {
         for (var c = 0u; c < count; c++) {
             y[row + window_column(c0 + c)] = fresh[c];
@@ -163,30 +165,22 @@ fn scatter_run(row: u32, k: Columns, c0: u32, fresh: array<f32, 8>, count: u32) 
 
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let id = linear_id(gid, groups);
-    let n = wafer.n;
-    let rect = dispatch.pes;
-    let width = (rect.z - rect.x) * n;
-    let col_blocks = (width + BLOCK_COLS - 1u) / BLOCK_COLS;
-    let rows = wafer.rows_per_thread;
-    let per_wafer = col_blocks * (((rect.w - rect.y) * n + rows - 1u) / rows);
-    if id >= dispatch.count * per_wafer {
+    let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, wafer.rows_per_thread));
+    if b.local >= dispatch.first + dispatch.count {
         return;
     }
-    let at = id % per_wafer;
-    let c0 = rect.x * n + at % col_blocks * BLOCK_COLS;
-    let r0 = rect.y * n + at / col_blocks * rows;
-    let count = min(BLOCK_COLS, rect.z * n - c0);
-    let wafer_base = (dispatch.first + id / per_wafer) * wafer.pes_x * wafer.pes_y * wafer.block;
-    let k = columns_from(c0);
-    var r = row_at(r0 - 2u);
-    var below = gather_window(wafer_base + r.cell, k);
+    let top = dispatch.pes.zw * wafer.n;
+    let count = min(BLOCK_COLS, top.x - b.at.x);
+    let wafer_base = b.local * wafer.pes_x * wafer.pes_y * wafer.block;
+    let cols = window_columns(b.at.x);
+    var r = row_at(b.at.y - 2u);
+    var below = gather_window(wafer_base + r.cell, cols);
     r = row_after(r);
-    var mid = gather_window(wafer_base + r.cell, k);
-    for (var i = r0; i < min(r0 + rows, rect.w * n); i++) {
+    var mid = gather_window(wafer_base + r.cell, cols);
+    for (var i = b.at.y; i < min(b.at.y + wafer.rows_per_thread, top.y); i++) {
         r = row_after(r);
-        let above = gather_window(wafer_base + r.cell, k);
-        scatter_run(wafer_base + r.cell, k, c0, update_block(params, below, mid, above), count);
+        let above = gather_window(wafer_base + r.cell, cols);
+        scatter_run(wafer_base + r.cell, cols, b.at.x, update_block(params, below, mid, above), count);
         below = mid;
         mid = above;
     }

@@ -29,27 +29,19 @@ fn base(f: u32, dx: u32, dy: u32) -> f32 {
 
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let id = linear_id(gid, groups);
-    let n = wafer.n;
-    let w = wafer.w;
-    let rect = dispatch.pes;
-    let width = (rect.z - rect.x) * n;
-    let item = split_id(id, width * (rect.w - rect.y) * n);
-    let local = item.x;
-    if local >= dispatch.first + dispatch.count {
+    let b = grid_block(linear_id(gid, groups), vec2(1u));
+    if b.local >= dispatch.first + dispatch.count {
         return;
     }
-    let r = rect.y * n + item.y / width;
-    let c = rect.x * n + item.y % width;
-    let row0 = row_at(r - w);
+    let w = wafer.w;
+    let row0 = row_at(b.at.y - w);
     let row1 = row_after(row0);
-    let col0 = column_at(c - w);
+    let col0 = column_at(b.at.x - w);
     let col1 = column_after(col0);
-    let wafer_base = local * cluster.wafer_cells;
-    window_rows = wafer_base + vec3(row0.cell, row1.cell, row_after(row1).cell);
+    window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
     window_cols = vec3(col0.cell, col1.cell, column_after(col1).cell);
     // The global point of the written cell, as the explicit point driver finds it.
-    let fresh = stage_point(global_point(clock[local].yz, vec2(c, r)));
+    let fresh = stage_point(global_point(clock[b.local].yz, b.at));
     let out = window_rows[w] + window_cols[w];
     for (var f = 0u; f < FIELDS; f++) {
         y[f * wafer.plane + out] = fresh[f];

@@ -591,8 +591,8 @@ pub struct RunArgs {
     /// steps for heat5 and heat9 and of 9 for shallow water, shorter where the wafer is too
     /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
     /// heat9) at n <= 32; on a CPU adapter such as lavapipe the fused engine's direct reads,
-    /// without time blocks, for those kernels at n <= 32; time blocks whenever --time-block is
-    /// given; the explicit wafer otherwise)
+    /// without time blocks, for those kernels at n <= 32 and for shallow water at n <= 4; time
+    /// blocks whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",

@@ -35,8 +35,8 @@ pub enum Part {
 }
 
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
-/// interior; then for time blocks whose link bands are `band` PEs wide, the left band, the
-/// low band right of it, and the blocked region.
+/// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
+/// band, the low band right of it, and the region beyond them.
 fn rectangles(g: &WaferGeometry, band: u32) -> [[u32; 4]; 7] {
     let edge = g.w().div_ceil(g.n);
     let (x, y) = (g.pes_x.saturating_sub(edge), g.pes_y.saturating_sub(edge));
@@ -220,7 +220,7 @@ const RIGHT_BAND: usize = 2;
 const INTERIOR: usize = 3;
 const LEFT_LINK_BAND: usize = 4;
 const LOW_LINK_BAND: usize = 5;
-const BLOCKED: usize = 6;
+const BEYOND_BANDS: usize = 6;
 const RECTS: u64 = 7;
 
 /// The time blocking in use: remaps per block, the dispatch of a block's blocked region, and
@@ -626,7 +626,7 @@ impl Shard {
         inner: bool,
     ) {
         let (kernel, rect) = match (&self.blocking, inner) {
-            (Some(b), true) => (b.pack(dir), BLOCKED),
+            (Some(b), true) => (b.pack(dir), BEYOND_BANDS),
             _ if dir == Direction::Up => (&self.pack_up, ALL_PES),
             _ => (&self.pack_right, ALL_PES),
         };
@@ -654,7 +654,7 @@ impl Shard {
             Part::BlockStart | Part::LinkBands => &[LEFT_LINK_BAND, LOW_LINK_BAND],
         };
         if let (Part::BlockStart, Some(b)) = (part, &self.blocking) {
-            self.dispatch(pass, &b.region, items, BLOCKED);
+            self.dispatch(pass, &b.region, items, BEYOND_BANDS);
         }
         for (k, kernel) in self.remap.stages.iter().enumerate() {
             let mine: Vec<(usize, u64)> = items
@@ -666,7 +666,7 @@ impl Shard {
                 Some(direct) if part == Part::All => {
                     self.dispatch(pass, kernel, &mine, LEFT_LINK_BAND);
                     self.dispatch(pass, kernel, &mine, LOW_LINK_BAND);
-                    self.dispatch(pass, direct, &mine, BLOCKED);
+                    self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                 }
                 _ => {
                     for &rect in rects {
@@ -699,8 +699,9 @@ impl Shard {
         if items.is_empty() || pes == 0 {
             return;
         }
-        let blocks = |b: glam::UVec2, per: u32| {
-            (((x1 - x0) * per).div_ceil(b.x) as u64) * ((y1 - y0) * per).div_ceil(b.y) as u64
+        let blocks = |b: glam::UVec2, points_per_pe: u32| {
+            let size = glam::UVec2::new(x1 - x0, y1 - y0) * points_per_pe;
+            size.x.div_ceil(b.x) as u64 * size.y.div_ceil(b.y) as u64
         };
         let per_wafer = match kernel.spread {
             Spread::Wafer(threads) => threads,
