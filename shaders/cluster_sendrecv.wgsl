@@ -1,11 +1,12 @@
 // import fetch wafer_clock kernel
-// Table 3's sendrecv on every PE of the dispatch's wafers: each comm-layer cell of every state
+// Table 3's sendrecv on the dispatch's PEs: each comm-layer cell of every state
 // field receives the grid point with the same frame coordinate (`fetch`). Points on the same
 // wafer come from its owned cells (to the left and/or below, possibly several PEs away when
 // n < w); points past the wafer's low edges come from the incoming links (src/cluster/
 // package.rs `receive` is the CPU twin), by PE (`sendrecv`) or by SENDRECV_CELLS cells of a
-// comm line (`sendrecv_cells`), as the adapter's tuning says; the first invocation of each
-// wafer also keeps its `clock` (for the point drivers).
+// comm line (`sendrecv_cells`), as the adapter's tuning says; with KEEPS_CLOCK the first
+// invocation of each wafer also keeps its `clock` (for the point drivers; the fused engine's
+// direct reads run it without on their link bands, after `tick`).
 // `tick` keeps only the clocks, for the fused engine.
 
 @group(0) @binding(6) var<storage, read_write> clock: array<vec4<u32>>;
@@ -28,9 +29,20 @@ struct CommLayer {
     py: u32,
 }
 
-fn comm_layer(local: u32, f: u32, pe: u32) -> CommLayer {
+// PE `i` of the dispatch's rectangle.
+fn comm_layer(local: u32, f: u32, i: u32) -> CommLayer {
+    let rect = dispatch.pes;
+    let width = rect.z - rect.x;
+    let at = rect.xy + vec2(i % width, i / width);
+    let pe = at.y * wafer.pes_x + at.x;
     let base = f * wafer.plane + local * cluster.wafer_cells + pe * wafer.block;
-    return CommLayer(local, f, base, pe % wafer.pes_x, pe / wafer.pes_x);
+    return CommLayer(local, f, base, at.x, at.y);
+}
+
+// PEs in the dispatch's rectangle.
+fn rect_pes() -> u32 {
+    let rect = dispatch.pes;
+    return (rect.z - rect.x) * (rect.w - rect.y);
 }
 
 // Cells [t0, t1) of row `line` of the lower strip: the first w columns may lie to the left;
@@ -83,12 +95,12 @@ fn left_column(l: CommLayer, c: u32, t0: u32, t1: u32) {
 // neighbouring PEs).
 @compute @workgroup_size(64)
 fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pes = wafer.pes_x * wafer.pes_y;
+    let pes = rect_pes();
     let item = split_id(linear_id(gid, groups), pes * cluster.fields);
     if item.x >= dispatch.first + dispatch.count {
         return;
     }
-    if item.y == 0u {
+    if KEEPS_CLOCK && item.y == 0u {
         clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
     }
     let l = comm_layer(item.x, item.y / pes, item.y % pes);
@@ -102,7 +114,7 @@ fn sendrecv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 // one field of one PE (a GPU's invocations each copy one cell, neighbours neighbouring ones).
 @compute @workgroup_size(64)
 fn sendrecv_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pes = wafer.pes_x * wafer.pes_y;
+    let pes = rect_pes();
     let w = wafer.w;
     let chunks = (wafer.stride + SENDRECV_CELLS - 1u) / SENDRECV_CELLS;
     let per_pe = 2u * w * chunks;
@@ -110,7 +122,7 @@ fn sendrecv_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if item.x >= dispatch.first + dispatch.count {
         return;
     }
-    if item.y == 0u {
+    if KEEPS_CLOCK && item.y == 0u {
         clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
     }
     let pe_field = item.y / per_pe;

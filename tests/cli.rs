@@ -1069,8 +1069,8 @@ fn bench_skips_variants_that_do_not_fit() {
 
 /// `bench --profile` times every dispatch of each GPU variant: the explicit wafer's sendrecv
 /// and compute once per step, the fused engine's receive tick and its stage (with direct
-/// reads, a CPU adapter's tuning, the stage on the two link bands and the direct kernel
-/// beyond), time blocks once per block; the kernels' time fits in the profiled run's wall
+/// reads, a CPU adapter's tuning, the explicit sendrecv and compute on the two link bands and
+/// the direct kernel beyond), time blocks once per block; the kernels' time fits in the profiled run's wall
 /// time. The CPU backend is refused.
 #[test]
 fn bench_profile_times_each_kernel_of_each_gpu_variant() {
@@ -1106,7 +1106,12 @@ fn bench_profile_times_each_kernel_of_each_gpu_variant() {
     };
     // Dispatches per step of each kernel, by variant.
     let fused: &[(&str, f64)] = match ctx.tuning.fused_direct {
-        true => &[("tick", 1.0), ("heat5", 2.0), ("heat5 direct", 1.0)],
+        true => &[
+            ("tick", 1.0),
+            ("sendrecv", 2.0),
+            ("heat5", 2.0),
+            ("heat5 direct", 1.0),
+        ],
         false => &[("tick", 1.0), ("heat5", 1.0)],
     };
     let expect: [(&str, &[(&str, f64)]); 5] = [

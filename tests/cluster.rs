@@ -224,7 +224,7 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
                 kernel.name(),
                 engine.describe()
             );
-            assert!(what.contains("fused, blocks of"), "{what}");
+            assert!(what.contains("(fused, "), "{what}");
             let mut explicit = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
             assert_same_bits(&mut engine, &mut explicit, &[0, 3, 7], &what);
             let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
@@ -259,20 +259,26 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
         assert_cluster_equals_global(&ctx, &problem, &fused, &[0, 5, 13], &what);
     }
     // A PE whose points do not fit workgroup memory (256 KiB would be needed here) falls
-    // back to the explicit dispatches.
-    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (1, 1), 256, 5);
+    // back to the explicit dispatches with tiles; direct reads need no tile.
+    let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (3, 2), 256, 5);
     let fused = Placement {
         fused: true,
         ..placement(1)
     };
-    let engine = GpuCluster::new(ctx, &problem, &fused).unwrap();
-    assert!(
-        engine
-            .describe()
-            .contains("explicit sendrecv and compute (fused asked"),
-        "{}",
-        engine.describe()
-    );
+    for (fused_direct, engine) in [
+        (false, "explicit sendrecv and compute (fused asked"),
+        (true, "(fused, reading the neighbours' cells directly"),
+    ] {
+        let ctx = ctx.retuned(Tuning {
+            fused_direct,
+            ..ctx.tuning
+        });
+        let what = GpuCluster::new(ctx.clone(), &problem, &fused)
+            .unwrap()
+            .describe();
+        assert!(what.contains(engine), "{what}");
+        assert_cluster_equals_global(&ctx, &problem, &fused, &[0, 3], &what);
+    }
 }
 
 /// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,

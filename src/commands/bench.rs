@@ -12,8 +12,8 @@ use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
 use crate::gpu::{
-    fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement, Profile,
-    TimeBlock,
+    direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
+    Profile, TimeBlock,
 };
 use crate::kernels::{Kernel, KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
@@ -436,7 +436,8 @@ fn add_gpu_variants(
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
         let cap = tile_cap(ctx.tuning.tile_bytes);
-        if fused_block(&g, problem.spec().fields.len(), cap).is_none() {
+        let direct = direct_reads(&ctx.tuning, problem.spec(), &g);
+        if fused_block(&g, problem.spec().fields.len(), cap).is_none() && !direct {
             let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
             lineup.skipped.push((name, why));
             continue;

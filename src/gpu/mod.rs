@@ -20,5 +20,5 @@ pub use context::{
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
 pub use profile::{KernelTime, Profile, PROFILE_FEATURES};
-pub use shard::{fused_block, tile_cap, TimeBlock};
+pub use shard::{direct_reads, fused_block, tile_cap, TimeBlock};
 pub use tuning::{CopyOrder, Tuning, TUNING_VAR};

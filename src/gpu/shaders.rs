@@ -136,8 +136,10 @@ fn library(name: &str) -> &'static str {
 /// Table 3's `sendrecv` of a cluster's wafers, reading past the wafer edges from the links.
 /// Table 3's sendrecv (and the fused engine's `tick`), `cells` cells of a comm line per
 /// invocation.
-pub fn cluster_sendrecv(cells: u32) -> String {
-    let consts = format!("const SENDRECV_CELLS: u32 = {cells}u;\n");
+pub fn cluster_sendrecv(cells: u32, keeps_clock: bool) -> String {
+    let consts = format!(
+        "const SENDRECV_CELLS: u32 = {cells}u;\nconst KEEPS_CLOCK: bool = {keeps_clock};\n"
+    );
     compose(library("cluster_sendrecv"), Some(&consts))
 }
 
@@ -292,7 +294,7 @@ pub fn clocks() -> String {
 /// Every composed shader with a name, for validation.
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
-        ("cluster_sendrecv".to_string(), cluster_sendrecv(1)),
+        ("cluster_sendrecv".to_string(), cluster_sendrecv(1, true)),
         ("cluster_pack".to_string(), cluster_pack(1, false)),
         ("cluster_pack_inner".to_string(), cluster_pack(3, true)),
         ("copy".to_string(), copy()),
@@ -469,7 +471,7 @@ mod tests {
 
     #[test]
     fn imports_come_first_and_once() {
-        let composed = cluster_sendrecv(1);
+        let composed = cluster_sendrecv(1, true);
         let common = composed.find("struct Wafer {").unwrap();
         let links = composed.find("fn slot_base").unwrap();
         let main = composed.find("fn sendrecv").unwrap();

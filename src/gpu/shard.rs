@@ -6,11 +6,12 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::shaders;
+use super::tuning::Tuning;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
 use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
-use crate::kernels::{Driver, KernelSpec};
+use crate::kernels::{Driver, KernelSpec, Stage};
 use crate::model::Problem;
 use crate::wafer::{StageSlots, WaferGeometry};
 use crate::Result;
@@ -139,11 +140,21 @@ pub fn fused_block(g: &WaferGeometry, fields: usize, cap: u32) -> Option<glam::U
     (x > 0 && y > 0).then_some(glam::UVec2::new(x, y))
 }
 
-/// Invocations of `sendrecv_cells` per wafer: one per `cells` cells of each comm line (the w
-/// rows of the lower strip, the w columns of the left one) of each field of each PE.
+/// Whether the fused engine reads `spec`'s windows on wafer `g` directly (with the tuning's
+/// `fused=direct`): they reach w points beyond the PEs they compute, the link bands' width,
+/// and write no comm layers, so no stage may read one (a Point window is at most 3x3).
+pub fn direct_reads(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> bool {
+    let driver = spec.stages[0].driver;
+    tuning.fused_direct
+        && spec.stages.iter().all(|s| s.driver == driver)
+        && (driver == Driver::Rows3 || g.w() <= 2)
+}
+
+/// Invocations of `sendrecv_cells` per PE: one per `cells` cells of each comm line (the w
+/// rows of the lower strip, the w columns of the left one) of each field.
 fn comm_line_threads(g: &WaferGeometry, fields: usize, cells: u32) -> u64 {
     let lines = 2 * g.w() as u64;
-    (g.pe_count() * fields) as u64 * lines * g.stride().div_ceil(cells) as u64
+    fields as u64 * lines * g.stride().div_ceil(cells) as u64
 }
 
 /// Cells of a comm line per sendrecv invocation: the tuning's, or twice as many as often as
@@ -151,7 +162,7 @@ fn comm_line_threads(g: &WaferGeometry, fields: usize, cells: u32) -> u64 {
 fn sendrecv_cells(tuning: u32, g: &WaferGeometry, fields: usize, wafers: usize) -> u32 {
     let mut cells = tuning.max(1);
     while cells < g.stride()
-        && comm_line_threads(g, fields, cells) * wafers as u64 > u32::MAX as u64
+        && comm_line_threads(g, fields, cells) * (g.pe_count() * wafers) as u64 > u32::MAX as u64
     {
         cells *= 2;
     }
@@ -186,17 +197,21 @@ struct Kernel {
 struct Remap {
     receive: Kernel,
     stages: Vec<Kernel>,
-    /// With `fused=direct`, each stage's kernel of the PEs beyond the link bands (which the
-    /// tiled stage kernel computes); empty otherwise.
+    /// With `fused=direct`, each stage's kernel of the PEs beyond the link bands, which
+    /// `stages` computes: the tiles with time blocks, else Table 3's `compute` after
+    /// `band_receive`, its `sendrecv` without the clock; empty otherwise.
     direct: Vec<Kernel>,
+    band_receive: Option<Kernel>,
 }
 
 impl Remap {
-    /// Whether the stages are the fused engine's (workgroups over blocks of PEs).
+    /// Whether this is the fused engine (tiles or direct reads).
     fn fused(&self) -> bool {
-        self.stages
-            .iter()
-            .any(|k| matches!(k.spread, Spread::PeBlocks(_)))
+        !self.direct.is_empty()
+            || self
+                .stages
+                .iter()
+                .any(|k| matches!(k.spread, Spread::PeBlocks(_)))
     }
 }
 
@@ -379,13 +394,7 @@ impl Shard {
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
-        // Direct reads read w points beyond the PEs they compute, the link bands' width, and
-        // write no comm layers: no stage of theirs reads one (a Point window is at most 3x3).
-        let driver = spec.stages[0].driver;
-        let direct = block.is_some()
-            && ctx.tuning.fused_direct
-            && spec.stages.iter().all(|s| s.driver == driver)
-            && (driver == Driver::Rows3 || g.w() <= 2);
+        let direct = fused && direct_reads(&ctx.tuning, spec, &g);
         let direct_band = if direct { g.w().div_ceil(g.n) } else { 0 };
         let band = blocked.map_or(direct_band, |b| b.band);
         let rects = rectangles(&g, band);
@@ -454,8 +463,8 @@ impl Shard {
         let n = g.n as u64;
         // Invocations per PE of a Rows3 compute: blocks of `cols` columns by `rows` rows.
         let rows3_threads = |n: u64, cols: u32| n.div_ceil(cols as u64) * n.div_ceil(rows as u64);
-        let (entry, cells, sendrecv_threads) = match ctx.tuning.sendrecv_cells {
-            None => ("sendrecv", 1, (g.pe_count() * fields) as u64),
+        let (entry, cells, sendrecv_per_pe) = match ctx.tuning.sendrecv_cells {
+            None => ("sendrecv", 1, fields as u64),
             Some(cells) => {
                 let cells = sendrecv_cells(cells, &g, fields, wafers.len());
                 (
@@ -465,10 +474,48 @@ impl Shard {
                 )
             }
         };
-        let sendrecv = shaders::cluster_sendrecv(cells);
-        let remap = match block {
-            Some(block) => Remap {
-                receive: build("tick", &sendrecv, "tick", Spread::Wafer(1), None),
+        let sendrecv = |keeps_clock| {
+            let source = shaders::cluster_sendrecv(cells, keeps_clock);
+            build(
+                "sendrecv",
+                &source,
+                entry,
+                Spread::Pe(sendrecv_per_pe),
+                None,
+            )
+        };
+        let explicit_stages = || {
+            let cols = ctx.tuning.wafer_cols;
+            let stage_kernel = |(k, stage): (usize, &Stage)| {
+                let (entry, threads) = match stage.driver {
+                    Driver::Rows3 if cols == 1 => ("compute_columns", rows3_threads(n, 1)),
+                    Driver::Rows3 => ("compute", rows3_threads(n, cols)),
+                    Driver::Point => ("compute", n * n),
+                };
+                let source = shaders::wafer_stage(spec, stage, pages);
+                build(stage.name, &source, entry, Spread::Pe(threads), Some(k))
+            };
+            spec.stages.iter().enumerate().map(stage_kernel).collect()
+        };
+        let direct_stages = || {
+            let direct_kernel = |(k, stage): (usize, &Stage)| {
+                let source = shaders::wafer_direct(spec, stage, pages);
+                let label = format!("{} direct", stage.name);
+                let spread = Spread::Points(match stage.driver {
+                    Driver::Rows3 => glam::UVec2::new(BLOCK_COLS, rows),
+                    Driver::Point => glam::UVec2::ONE,
+                });
+                build(&label, &source, "compute_direct", spread, Some(k))
+            };
+            spec.stages.iter().enumerate().map(direct_kernel).collect()
+        };
+        let tick = || {
+            let source = shaders::cluster_sendrecv(cells, true);
+            build("tick", &source, "tick", Spread::Wafer(1), None)
+        };
+        let remap = match (block, blocked.is_some() || !direct) {
+            (Some(block), true) => Remap {
+                receive: tick(),
                 stages: (0..stages)
                     .map(|k| {
                         let entry = match (spec.stages[k].driver, ctx.tuning.fused_cols) {
@@ -481,49 +528,26 @@ impl Shard {
                         build(spec.stages[k].name, &source, entry, spread, Some(k))
                     })
                     .collect(),
-                direct: spec
-                    .stages
-                    .iter()
-                    .enumerate()
-                    .filter(|_| direct)
-                    .map(|(k, stage)| {
-                        let source = shaders::wafer_direct(spec, stage, pages);
-                        let label = format!("{} direct", stage.name);
-                        let spread = Spread::Points(match stage.driver {
-                            Driver::Rows3 => glam::UVec2::new(BLOCK_COLS, rows),
-                            Driver::Point => glam::UVec2::ONE,
-                        });
-                        build(&label, &source, "compute_direct", spread, Some(k))
-                    })
-                    .collect(),
+                direct: if direct { direct_stages() } else { vec![] },
+                band_receive: None,
             },
-            None => Remap {
-                receive: build(
-                    "sendrecv",
-                    &sendrecv,
-                    entry,
-                    Spread::Wafer(sendrecv_threads),
-                    None,
-                ),
-                stages: spec
-                    .stages
-                    .iter()
-                    .enumerate()
-                    .map(|(k, stage)| {
-                        let cols = ctx.tuning.wafer_cols;
-                        let (entry, threads) = match stage.driver {
-                            Driver::Rows3 if cols == 1 => ("compute_columns", rows3_threads(n, 1)),
-                            Driver::Rows3 => ("compute", rows3_threads(n, cols)),
-                            Driver::Point => ("compute", n * n),
-                        };
-                        let source = shaders::wafer_stage(spec, stage, pages);
-                        build(stage.name, &source, entry, Spread::Pe(threads), Some(k))
-                    })
-                    .collect(),
+            (_, false) => Remap {
+                receive: tick(),
+                stages: explicit_stages(),
+                direct: direct_stages(),
+                band_receive: Some(sendrecv(false)),
+            },
+            (None, true) => Remap {
+                receive: sendrecv(true),
+                stages: explicit_stages(),
                 direct: vec![],
+                band_receive: None,
             },
         };
         let mut engine = match (block, fused) {
+            _ if direct && blocked.is_none() => format!(
+                "fused, reading the neighbours' cells directly beyond the {band}-PE link bands, which run the explicit sendrecv and compute"
+            ),
             (Some(b), _) if direct => format!(
                 "fused, blocks of {}x{} PEs on the {band}-PE link bands, reading the neighbours' cells directly beyond",
                 b.x, b.y
@@ -664,8 +688,12 @@ impl Shard {
                 .collect();
             match self.remap.direct.get(k) {
                 Some(direct) if part == Part::All => {
-                    self.dispatch(pass, kernel, &mine, LEFT_LINK_BAND);
-                    self.dispatch(pass, kernel, &mine, LOW_LINK_BAND);
+                    for band in [LEFT_LINK_BAND, LOW_LINK_BAND] {
+                        if let Some(receive) = &self.remap.band_receive {
+                            self.dispatch(pass, receive, &mine, band);
+                        }
+                        self.dispatch(pass, kernel, &mine, band);
+                    }
                     self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                 }
                 _ => {

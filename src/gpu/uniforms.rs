@@ -137,7 +137,7 @@ mod tests {
     /// Every uniform and parameter struct has the size and member offsets of its WGSL twin.
     #[test]
     fn uniform_structs_match_their_wgsl_twins() {
-        let sendrecv = shaders::cluster_sendrecv(1);
+        let sendrecv = shaders::cluster_sendrecv(1, true);
         let point = |kind: KernelKind| {
             let spec = kind.spec();
             shaders::wafer_stage(spec, &spec.stages[0], crate::gpu::constants::Pages::ONE)
