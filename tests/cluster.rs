@@ -377,11 +377,10 @@ fn time_blocks_equal_the_global_kernel() {
 /// The kernels' shapes (`WAFER_EMU_TUNING`) change speed, never bits: a GPU's tuning (sendrecv
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
 /// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
-/// comm line or by PE,
-/// fused workgroups of 96 and 256
-/// invocations, the fused engine's tiles and direct reads, n from 1 (below w) to 3 and 8, on
-/// the explicit and fused engines and time blocks,
-/// each against the global kernel of the adapter's own tuning.
+/// comm line or by PE, fused workgroups of 96 and 256 invocations, the fused engine's tiles
+/// and direct reads (their link bands' sendrecv by PE and by 3 cells), n from 1 (below w) to
+/// 3 and 8, on the explicit and fused engines and time blocks, each against the global kernel
+/// of the adapter's own tuning.
 #[test]
 fn every_tuning_keeps_the_bits() {
     let Some(ctx) = common::gpu() else { return };
@@ -414,6 +413,14 @@ fn every_tuning_keeps_the_bits() {
             fused_cols: 8,
             fused_direct: true,
             block_rows: 1,
+        },
+        // Direct reads whose link bands take sendrecv by comm-line cells and single columns.
+        Tuning {
+            wafer_rows: 5,
+            wafer_cols: 1,
+            sendrecv_cells: Some(3),
+            fused_direct: true,
+            ..Tuning::gpu(most)
         },
     ];
     let shapes = [
