@@ -149,6 +149,11 @@ fn gather_window(row: u32, cols: WindowColumns) -> Window {
         x[row + cols.hi.x], x[row + cols.hi.y]);
 }
 
+// The values at SRAM offsets `cols` of the row of PEs at `row`: one column's window row.
+fn gather_row3(row: u32, cols: vec3<u32>) -> vec3<f32> {
+    return vec3(x[row + cols.x], x[row + cols.y], x[row + cols.z]);
+}
+
 // Stores the first `count` of `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window
 // columns 2 to 9), in the row of PEs at `row`.
 fn scatter_run(row: u32, cols: WindowColumns, c0: u32, fresh: array<f32, 8>, count: u32) {
@@ -181,6 +186,31 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         r = row_after(r);
         let above = gather_window(wafer_base + r.cell, cols);
         scatter_run(wafer_base + r.cell, cols, b.at.x, update_block(params, below, mid, above), count);
+        below = mid;
+        mid = above;
+    }
+}
+
+// Direct reads by single columns (`fused_cols=1`): neighbouring invocations on neighbouring
+// owned columns of the grid (a GPU's loads and stores coalesce), each rows_per_thread rows.
+@compute @workgroup_size(64)
+fn compute_direct_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = grid_block(linear_id(gid, groups), vec2(1u, wafer.rows_per_thread));
+    if b.local >= dispatch.first + dispatch.count {
+        return;
+    }
+    let wafer_base = b.local * wafer.pes_x * wafer.pes_y * wafer.block;
+    let left = column_at(b.at.x - 2u);
+    let mid_column = column_after(left);
+    let cols = vec3(left.cell, mid_column.cell, column_after(mid_column).cell);
+    var r = row_at(b.at.y - 2u);
+    var below = gather_row3(wafer_base + r.cell, cols);
+    r = row_after(r);
+    var mid = gather_row3(wafer_base + r.cell, cols);
+    for (var i = b.at.y; i < min(b.at.y + wafer.rows_per_thread, dispatch.pes.w * wafer.n); i++) {
+        r = row_after(r);
+        let above = gather_row3(wafer_base + r.cell, cols);
+        y[wafer_base + r.cell + cols.z] = stencil_point(params, below, mid, above);
         below = mid;
         mid = above;
     }

@@ -501,11 +501,12 @@ impl Shard {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
                 let source = shaders::wafer_direct(spec, stage, pages);
                 let label = format!("{} direct", stage.name);
-                let spread = Spread::Points(match stage.driver {
-                    Driver::Rows3 => glam::UVec2::new(BLOCK_COLS, rows),
-                    Driver::Point => glam::UVec2::ONE,
-                });
-                build(&label, &source, "compute_direct", spread, Some(k))
+                let (entry, size) = match (stage.driver, ctx.tuning.fused_cols) {
+                    (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
+                    (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
+                    (Driver::Point, _) => ("compute_direct", glam::UVec2::ONE),
+                };
+                build(&label, &source, entry, Spread::Points(size), Some(k))
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
         };

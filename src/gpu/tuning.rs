@@ -91,10 +91,10 @@ pub struct Tuning {
     /// Tile rows each fused Rows3 invocation walks with its rolling window (4).
     pub fused_rows: u32,
     /// Columns each fused or time-block invocation moves between the SRAM and its tile and
-    /// computes at a time: 8 (straight-line runs, which lavapipe's compiler needs) or 1
-    /// (neighbouring invocations on neighbouring columns: a GPU's loads and stores coalesce
-    /// and its workgroup-memory banks serve a row at once, where 8 puts 8 invocations on
-    /// each bank; not yet measured on one).
+    /// computes at a time, and each direct-read invocation computes: 8 (straight-line runs,
+    /// which lavapipe's compiler needs) or 1 (neighbouring invocations on neighbouring
+    /// columns: a GPU's loads and stores coalesce and its workgroup-memory banks serve a row
+    /// at once, where 8 puts 8 invocations on each bank; not yet measured on one).
     pub fused_cols: u32,
     /// The fused engine reads a stage's window from its workgroup tile (`false`), or, beyond
     /// the link bands, straight from the owned cells of whichever PEs hold it (`true`,
