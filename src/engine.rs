@@ -224,7 +224,7 @@ impl Hardware {
     /// single-stage kernels up to n = 32 and shallow water up to n = 4 (lavapipe, heat5 and
     /// heat9 at 2048^2 in four runs, shallow water at 1024^2 in two): against the explicit
     /// wafer heat ran 8.6 to 9.0x at n = 2, 3.1 to 3.9x at n = 4, 1.85 to 1.95x at n = 8,
-    /// 1.22 to 1.33x at n = 16, 0.96 to 1.08x at n = 32 (0.95 to 0.98x at n = 64), and 1.5 to
+    /// 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32 (0.95 to 0.98x at n = 64), and 1.5 to
     /// 2.1x its time blocks of 5 at n = 2 and 4, 2.3 to 2.7x at n = 8 (as fast at n = 1, one
     /// run at 1024^2); shallow water 2.4 to 2.6x at n = 2, 1.28x at n = 4, 0.93 to 0.99x at
     /// n = 8 and 32. `auto` assumes the adapter's own tuning (`fused=direct`).

@@ -259,7 +259,7 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
         assert_cluster_equals_global(&ctx, &problem, &fused, &[0, 5, 13], &what);
     }
     // A PE whose points do not fit workgroup memory (256 KiB would be needed here) falls
-    // back to the explicit dispatches with tiles; direct reads need no tile.
+    // back to the explicit dispatches with `fused=tile`; direct reads need no tile.
     let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (3, 2), 256, 5);
     let fused = Placement {
         fused: true,

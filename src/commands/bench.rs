@@ -436,8 +436,8 @@ fn add_gpu_variants(
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
         let cap = tile_cap(ctx.tuning.tile_bytes);
-        let direct = direct_reads(&ctx.tuning, problem.spec(), &g);
-        if fused_block(&g, problem.spec().fields.len(), cap).is_none() && !direct {
+        let tile = fused_block(&g, problem.spec().fields.len(), cap);
+        if tile.is_none() && !direct_reads(&ctx.tuning, problem.spec(), &g) {
             let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
             lineup.skipped.push((name, why));
             continue;
@@ -453,7 +453,14 @@ fn add_gpu_variants(
         })?;
         if time_block > 1 {
             let name = format!("{name}, time blocks of {time_block}");
-            if let Err(why) = TimeBlock::plan(problem.spec(), &g, time_block, cap) {
+            let plan = match tile {
+                None => Err(format!(
+                    "time blocks need a fused tile, and n = {} leaves no room for one PE",
+                    g.n
+                )),
+                Some(_) => TimeBlock::plan(problem.spec(), &g, time_block, cap).map(|_| ()),
+            };
+            if let Err(why) = plan {
                 lineup.skipped.push((name, why));
                 continue;
             }

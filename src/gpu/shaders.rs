@@ -295,6 +295,10 @@ pub fn clocks() -> String {
 pub fn all() -> Vec<(String, String)> {
     let mut shaders = vec![
         ("cluster_sendrecv".to_string(), cluster_sendrecv(1, true)),
+        (
+            "cluster_sendrecv_bands".to_string(),
+            cluster_sendrecv(3, false),
+        ),
         ("cluster_pack".to_string(), cluster_pack(1, false)),
         ("cluster_pack_inner".to_string(), cluster_pack(3, true)),
         ("copy".to_string(), copy()),

@@ -192,15 +192,18 @@ struct Kernel {
     spread: Spread,
 }
 
-/// What runs a remap: Table 3's `sendrecv` and one `compute` per stage, or the fused engine's
-/// stages with the clock tick that replaces `sendrecv` (they receive as they compute).
+/// What runs a remap: Table 3's `sendrecv` and one `compute` per stage; or the fused engine's
+/// clock tick in place of `sendrecv` and its tiled stages, which receive as they compute; or,
+/// with direct reads, the tick, each stage's direct kernel beyond the link bands, and on the
+/// bands the tiled stages (with time blocks) or Table 3's `sendrecv` and `compute`.
 struct Remap {
     receive: Kernel,
+    /// Each stage's kernel on every PE, or with direct reads on the link bands.
     stages: Vec<Kernel>,
-    /// With `fused=direct`, each stage's kernel of the PEs beyond the link bands, which
-    /// `stages` computes: the tiles with time blocks, else Table 3's `compute` after
-    /// `band_receive`, its `sendrecv` without the clock; empty otherwise.
+    /// With direct reads, each stage's kernel beyond the link bands; empty otherwise.
     direct: Vec<Kernel>,
+    /// With direct reads on explicit bands, their `sendrecv` (without the clock, which the
+    /// tick keeps).
     band_receive: Option<Kernel>,
 }
 
@@ -389,7 +392,11 @@ impl Shard {
         let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
         let plan = match (time_block > 1, block) {
             (false, _) => Ok(None),
-            (true, None) => Err("it needs the fused engine".to_string()),
+            (true, None) if !fused => Err("it needs the fused engine".to_string()),
+            (true, None) => Err(format!(
+                "they need a fused tile, and one PE of n = {} with its halo does not fit a workgroup's {cap} values",
+                g.n
+            )),
             (true, Some(_)) => TimeBlock::plan(spec, &g, time_block, cap).map(Some),
         };
         let blocked = plan.clone().ok().flatten();
@@ -514,21 +521,21 @@ impl Shard {
             let source = shaders::cluster_sendrecv(cells, true);
             build("tick", &source, "tick", Spread::Wafer(1), None)
         };
+        let tiled_stages = |block| {
+            let tiled_kernel = |(k, stage): (usize, &Stage)| {
+                let entry = match (stage.driver, ctx.tuning.fused_cols) {
+                    (Driver::Rows3, 1) => "compute_columns",
+                    _ => "compute",
+                };
+                let source = shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning);
+                build(stage.name, &source, entry, Spread::PeBlocks(block), Some(k))
+            };
+            spec.stages.iter().enumerate().map(tiled_kernel).collect()
+        };
         let remap = match (block, blocked.is_some() || !direct) {
             (Some(block), true) => Remap {
                 receive: tick(),
-                stages: (0..stages)
-                    .map(|k| {
-                        let entry = match (spec.stages[k].driver, ctx.tuning.fused_cols) {
-                            (Driver::Rows3, 1) => "compute_columns",
-                            _ => "compute",
-                        };
-                        let source =
-                            shaders::wafer_fused(spec, k, (block, cap), pages, &ctx.tuning);
-                        let spread = Spread::PeBlocks(block);
-                        build(spec.stages[k].name, &source, entry, spread, Some(k))
-                    })
-                    .collect(),
+                stages: tiled_stages(block),
                 direct: if direct { direct_stages() } else { vec![] },
                 band_receive: None,
             },
@@ -659,7 +666,8 @@ impl Shard {
     }
 
     /// Fills the comm layers of `items` (Table 3's `sendrecv`); the fused engine only
-    /// advances their clocks, its stages receive as they compute.
+    /// advances their clocks (its tiled stages receive as they compute, its direct reads need
+    /// no comm layers, and their explicit bands receive in `compute`).
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
         self.dispatch(pass, &self.remap.receive, items, ALL_PES);
     }
@@ -707,8 +715,8 @@ impl Shard {
     }
 
     /// Whether the interior PEs, which no package reads, can be computed after the packages
-    /// left: there are some, and `sendrecv` filled their comm layers already (the fused
-    /// engine's interior reads the links itself, whose slots the next packages may reuse).
+    /// left: there are some, and `sendrecv` filled their comm layers already (not in the fused
+    /// engine, whose link bands read the links in `compute`, while their slots are current).
     pub fn can_defer_interior(&self) -> bool {
         let [x0, y0, x1, y1] = self.rects[INTERIOR];
         x1 > x0 && y1 > y0 && !self.remap.fused()
