@@ -88,7 +88,7 @@ fn store_span(s: Span, lid: u32, t: u32) {
         let run = run_of(s.local, s.origin, segs, per_field, c);
         let k = t + run.f * TILE_VALUES + (reach + run.row) * s.pitch + reach + run.x0;
         if LOAD_RUN == 1u {
-            next[run.first.x] = tile[k];
+            next[run.first.cell] = tile[k];
             continue;
         }
         let o = columns(run.first);

@@ -10,26 +10,19 @@
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
 
-// The block's owned points as one grid: its size, its chunks of FUSED_ROWS rows, the SRAM
-// cell of its point (0, 0), and the distance between PE rows.
+// The block's owned points as one grid: its size, its chunks of FUSED_ROWS rows, and the
+// SRAM cell of its point (0, 0) less its row's offset (`row_at(0u).cell`: owned row y of the
+// block is `first + row_at(y).cell` on).
 struct Owned {
     size: vec2<u32>,
     row_chunks: u32,
     first: u32,
-    pe_row: u32,
 }
 
 fn owned_of(b: PeBlock) -> Owned {
     let size = b.pes * wafer.n;
-    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + wafer.w * wafer.stride + wafer.w;
-    return Owned(size, (size.y + FUSED_ROWS - 1u) / FUSED_ROWS, first, wafer.pes_x * wafer.block);
-}
-
-// The owned row after `at` (the PE row of the block, the row within it).
-fn next_row(at: vec2<u32>) -> vec2<u32> {
-    let i = at.y + 1u;
-    let next_pe = i == wafer.n;
-    return vec2<u32>(select(at.x, at.x + 1u, next_pe), select(i, 0u, next_pe));
+    let first = b.local * cluster.wafer_cells + (b.pe0.y * wafer.pes_x + b.pe0.x) * wafer.block + wafer.w;
+    return Owned(size, (size.y + FUSED_ROWS - 1u) / FUSED_ROWS, first);
 }
 
 @compute @workgroup_size(FUSED_WORKGROUP)
@@ -51,9 +44,9 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
         let y0 = chunk * FUSED_ROWS;
         let px = x0 / n;
         let j0 = x0 - px * n;
-        var row = vec2<u32>(y0 / n, y0 % n);
+        var row = row_at(y0);
         let cols = owned.size.x - x0;
-        let at = columns(vec2<u32>(owned.first + px * wafer.block + j0, j0));
+        let at = columns(Line(owned.first + px * wafer.block + j0, j0));
         var k = y0 * width + x0;
         var below = tile_window(k);
         var mid = tile_window(k + width);
@@ -61,7 +54,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
             k += width;
             let above = tile_window(k + width);
             let fresh = update_block(params, below, mid, above);
-            let o = row.x * owned.pe_row + row.y * wafer.stride;
+            let o = row.cell;
             y[o + at.c0] = fresh[0];
             y[select(trash, o + at.c1, cols > 1u)] = fresh[1];
             y[select(trash, o + at.c2, cols > 2u)] = fresh[2];
@@ -70,7 +63,7 @@ fn compute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) group
             y[select(trash, o + at.c5, cols > 5u)] = fresh[5];
             y[select(trash, o + at.c6, cols > 6u)] = fresh[6];
             y[select(trash, o + at.c7, cols > 7u)] = fresh[7];
-            row = next_row(row);
+            row = row_after(row);
             below = mid;
             mid = above;
         }
@@ -94,7 +87,7 @@ fn compute_columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         let ox = c - chunk * owned.size.x;
         let y0 = chunk * FUSED_ROWS;
         let px = ox / n;
-        var row = vec2<u32>(y0 / n, y0 % n);
+        var row = row_at(y0);
         let column = owned.first + px * wafer.block + ox - px * n;
         // Centre of the first window: tile row y0 + 1, column ox + 1.
         var k = (y0 + 1u) * width + ox + 1u;
@@ -103,8 +96,8 @@ fn compute_columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
         for (var oy = y0; oy < min(y0 + FUSED_ROWS, owned.size.y); oy++) {
             k += width;
             let above = tile_row3(k);
-            y[column + row.x * owned.pe_row + row.y * wafer.stride] = stencil_point(params, below, mid, above);
-            row = next_row(row);
+            y[column + row.cell] = stencil_point(params, below, mid, above);
+            row = row_after(row);
             below = mid;
             mid = above;
         }

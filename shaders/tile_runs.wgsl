@@ -12,7 +12,7 @@ struct Run {
     f: u32,
     row: u32,
     x0: u32,
-    first: vec2<u32>,
+    first: Line,
 }
 
 // Run `c` over the owned points of wafer `local` from frame point `origin`, `segs` runs per
@@ -24,14 +24,7 @@ fn run_of(local: u32, origin: vec2<u32>, segs: u32, per_field: u32, c: u32) -> R
     let x0 = (m - row * segs) * LOAD_RUN;
     let fx = origin.x + x0;
     let cell = owned_index(local, fx, origin.y + row) + f * wafer.plane;
-    return Run(f, row, x0, vec2<u32>(cell, fx % wafer.n));
-}
-
-// The owned cell right of `c` (SRAM cell, column within its PE): the next PE's first after
-// column n - 1.
-fn step_column(c: vec2<u32>) -> vec2<u32> {
-    let next_pe = c.y + 1u == wafer.n;
-    return select(c + vec2<u32>(1u), vec2<u32>(c.x + wafer.block - wafer.n + 1u, 0u), next_pe);
+    return Run(f, row, x0, Line(cell, fx % wafer.n));
 }
 
 // The SRAM cells of 8 owned columns along a row from `first` (cell, column in its PE),
@@ -40,23 +33,23 @@ struct Columns {
     c0: u32, c1: u32, c2: u32, c3: u32, c4: u32, c5: u32, c6: u32, c7: u32,
 }
 
-fn columns(first: vec2<u32>) -> Columns {
-    let c1 = step_column(first);
-    let c2 = step_column(c1);
-    let c3 = step_column(c2);
-    let c4 = step_column(c3);
-    let c5 = step_column(c4);
-    let c6 = step_column(c5);
-    let c7 = step_column(c6);
-    return Columns(first.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x);
+fn columns(first: Line) -> Columns {
+    let c1 = column_after(first);
+    let c2 = column_after(c1);
+    let c3 = column_after(c2);
+    let c4 = column_after(c3);
+    let c5 = column_after(c4);
+    let c6 = column_after(c5);
+    let c7 = column_after(c6);
+    return Columns(first.cell, c1.cell, c2.cell, c3.cell, c4.cell, c5.cell, c6.cell, c7.cell);
 }
 
 // LOAD_RUN owned cells along a row from `first` into the tile from `at`, the first `count`
 // of them: straight-line and branch-free, the others read again from the first cell into the
 // tile's last slack value (lavapipe crashes on these accesses under a branch or in a loop).
-fn load_run(first: vec2<u32>, at: u32, count: u32) {
+fn load_run(first: Line, at: u32, count: u32) {
     if LOAD_RUN == 1u {
-        tile[at] = x[first.x];
+        tile[at] = x[first.cell];
         return;
     }
     let trash = TILE_LEN - 1u;
