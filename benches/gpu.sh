@@ -12,10 +12,9 @@
 #   WAFER_EMU_PREBUILT=DIR benches/gpu.sh [GRID [OUT]]   run what `pack` put in DIR
 #   TUNINGS="wafer_rows=2 tile_kib=8,wafer_rows=4" benches/gpu.sh ...   also bench heat5
 #                                 under each WAFER_EMU_TUNING override listed (no rebuild);
-#                                 the shapes not yet measured on a GPU: sendrecv_cells=pe,
-#                                 wafer_cols=1 (with wafer_rows=4 or 8), fused_cols=1 (with
-#                                 fused_rows and block_rows 1 to 8), fused_invocations=128 or
-#                                 256, fused_rows=1 or 2, block_rows=2, 4 or 8
+#                                 the shapes not yet measured on a GPU: fused_invocations=128
+#                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
+#                                 direct_cols=8 with direct_rows=8 to 32
 #
 # The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is
@@ -74,7 +73,7 @@ stage 120 "bit-exactness: wafer, fused engine, banks and clusters == global kern
 for kernel in heat5 heat9; do
     profile=$([ "$kernel" = heat5 ] && echo --profile || true)
     # shellcheck disable=SC2046
-    stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,32,128 \
+    stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,16,32,128 \
         --steps 100 --reps 5 --no-cpu $profile $(report "$kernel")
 done
 k=0

@@ -1,9 +1,8 @@
 // import links
-// What sendrecv and the fused engine share: the remapped state `x` (its owned cells read, its
-// comm layers written), the incoming links, and `fetch`, the value of any frame point a PE's
-// window reaches.
+// What sendrecv and the fused engine share: the incoming links, and `fetch`, the value of any
+// frame point a PE's window reaches. The importer declares the remapped state `x` (binding 3),
+// read_write where it writes comm layers.
 
-@group(0) @binding(3) var<storage, read_write> x: array<f32>;
 @group(0) @binding(4) var<storage, read> up_links: array<f32>;
 @group(0) @binding(5) var<storage, read> right_links: array<f32>;
 

@@ -9,6 +9,7 @@
 // direct reads run it without on their link bands, after `tick`).
 // `tick` keeps only the clocks, for the fused engine.
 
+@group(0) @binding(3) var<storage, read_write> x: array<f32>;
 @group(0) @binding(6) var<storage, read_write> clock: array<vec4<u32>>;
 
 @compute @workgroup_size(64)

@@ -7,6 +7,7 @@
 // BLOCK_X and BLOCK_Y are set per wafer shape so that the tile fits TILE_CAP values, set per
 // adapter from its workgroup memory.
 
+@group(0) @binding(3) var<storage, read_write> x: array<f32>;
 @group(0) @binding(6) var<storage, read> clock: array<vec4<u32>>;
 
 // The tile and the values a Rows3 window may read past its last row.

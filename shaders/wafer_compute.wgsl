@@ -1,12 +1,12 @@
-// import common kernel rows3_block owned_grid
+// import common kernel rows3_block
 // Table 3's compute of a Rows3 stage on the dispatch's PEs (a rectangle of each of its wafers):
 // y[i+w][j+w] = S(x)[i+p][j+p] over the owned n x n points.
 // One invocation computes a block of BLOCK_COLS columns by rows_per_thread rows of one PE,
 // keeping three rows of BLOCK_COLS + 2 values in registers: per row it loads BLOCK_COLS + 2
 // values and stores BLOCK_COLS (`compute`); or one column by rows_per_thread rows,
 // neighbouring invocations on neighbouring columns (`compute_columns`). The fused engine's
-// `compute_direct` (below) takes blocks of the same shape across PEs. The per-cell maths
-// `stencil_point` comes from the kernel's file.
+// direct reads (`wafer_direct.wgsl`) take blocks of the same shape across PEs. The per-cell
+// maths `stencil_point` comes from the kernel's file.
 
 @group(0) @binding(0) var<uniform> wafer: Wafer;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -109,108 +109,6 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         let above = load_window(k);
         store_run(out, update_block(params, below, mid, above), count);
         out += wafer.stride;
-        below = mid;
-        mid = above;
-    }
-}
-
-// The fused engine's direct reads (`fused=direct`) on the PEs beyond the link bands: the
-// owned points of the dispatch's rectangle taken as one grid, each invocation BLOCK_COLS of
-// its columns by rows_per_thread of its rows wherever the PEs' edges fall, every window value
-// read from the owned cell of whichever PE holds it (a Rows3 stage's output point (r, c) reads
-// the owned points r - 2 .. r, c - 2 .. c of that grid; the rectangle starts at least 2
-// points in, so they lie on the wafer). No sendrecv, no workgroup memory, no barrier (on
-// lavapipe a barrier makes every per-lane loop of a shader keep its state in memory).
-
-// SRAM offsets, within a row of PEs, of the 10 window columns from owned column `c0` - 2 on.
-struct WindowColumns {
-    lo: vec4<u32>,
-    mid: vec4<u32>,
-    hi: vec2<u32>,
-}
-
-// Window columns past the wafer read its last column: their results are never stored.
-fn window_column(c: u32) -> u32 {
-    return column_at(min(c, wafer.pes_x * wafer.n - 1u)).cell;
-}
-
-fn window_columns(c0: u32) -> WindowColumns {
-    let c = c0 - 2u;
-    return WindowColumns(
-        vec4(window_column(c), window_column(c + 1u), window_column(c + 2u), window_column(c + 3u)),
-        vec4(window_column(c + 4u), window_column(c + 5u), window_column(c + 6u), window_column(c + 7u)),
-        vec2(window_column(c + 8u), window_column(c + 9u)),
-    );
-}
-
-fn gather_window(row: u32, cols: WindowColumns) -> Window {
-    return Window(x[row + cols.lo.x], x[row + cols.lo.y], x[row + cols.lo.z], x[row + cols.lo.w],
-        x[row + cols.mid.x], x[row + cols.mid.y], x[row + cols.mid.z], x[row + cols.mid.w],
-        x[row + cols.hi.x], x[row + cols.hi.y]);
-}
-
-// The values at SRAM offsets `cols` of the row of PEs at `row`: one column's window row.
-fn gather_row3(row: u32, cols: vec3<u32>) -> vec3<f32> {
-    return vec3(x[row + cols.x], x[row + cols.y], x[row + cols.z]);
-}
-
-// Stores the first `count` of `fresh`, the owned columns c0 .. c0 + BLOCK_COLS - 1 (window
-// columns 2 to 9), in the row of PEs at `row`.
-fn scatter_run(row: u32, cols: WindowColumns, c0: u32, fresh: array<f32, 8>, count: u32) {
-    if count == BLOCK_COLS {
-        y[row + cols.lo.z] = fresh[0]; y[row + cols.lo.w] = fresh[1]; y[row + cols.mid.x] = fresh[2];
-        y[row + cols.mid.y] = fresh[3]; y[row + cols.mid.z] = fresh[4]; y[row + cols.mid.w] = fresh[5];
-        y[row + cols.hi.x] = fresh[6]; y[row + cols.hi.y] = fresh[7];
-    } else {
-        for (var c = 0u; c < count; c++) {
-            y[row + window_column(c0 + c)] = fresh[c];
-        }
-    }
-}
-
-@compute @workgroup_size(64)
-fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, wafer.rows_per_thread));
-    if b.local >= dispatch.first + dispatch.count {
-        return;
-    }
-    let top = dispatch.pes.zw * wafer.n;
-    let count = min(BLOCK_COLS, top.x - b.at.x);
-    let wafer_base = b.local * wafer.pes_x * wafer.pes_y * wafer.block;
-    let cols = window_columns(b.at.x);
-    var r = row_at(b.at.y - 2u);
-    var below = gather_window(wafer_base + r.cell, cols);
-    r = row_after(r);
-    var mid = gather_window(wafer_base + r.cell, cols);
-    for (var i = b.at.y; i < min(b.at.y + wafer.rows_per_thread, top.y); i++) {
-        r = row_after(r);
-        let above = gather_window(wafer_base + r.cell, cols);
-        scatter_run(wafer_base + r.cell, cols, b.at.x, update_block(params, below, mid, above), count);
-        below = mid;
-        mid = above;
-    }
-}
-
-// Direct reads by single columns (`fused_cols=1`): neighbouring invocations on neighbouring
-// owned columns of the grid (a GPU's loads and stores coalesce), each rows_per_thread rows.
-@compute @workgroup_size(64)
-fn compute_direct_columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(1u, wafer.rows_per_thread));
-    if b.local >= dispatch.first + dispatch.count {
-        return;
-    }
-    let wafer_base = b.local * wafer.pes_x * wafer.pes_y * wafer.block;
-    let left = column_at(b.at.x - 2u);
-    let mid_column = column_after(left);
-    let cols = vec3(left.cell, mid_column.cell, column_after(mid_column).cell);
-    var r = row_at(b.at.y - 2u);
-    var below = gather_row3(wafer_base + r.cell, cols);
-    r = row_after(r);
-    var mid = gather_row3(wafer_base + r.cell, cols);
-    for (var i = b.at.y; i < min(b.at.y + wafer.rows_per_thread, dispatch.pes.w * wafer.n); i++) {
-        r = row_after(r);
-        let above = gather_row3(wafer_base + r.cell, cols);
-        y[wafer_base + r.cell + cols.z] = stencil_point(params, below, mid, above);
         below = mid;
         mid = above;
     }

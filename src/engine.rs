@@ -206,34 +206,40 @@ impl Hardware {
     }
 
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
-    /// `n`; on a GPU, with the fused engine, single-stage kernels up to n = 32 (heat5 against
-    /// the explicit wafer on an H200 with 16 KiB tiles: 4.9 / 4.6 / 1.3x at n = 2 / 8 / 32; at
-    /// n = 128 no PE fits a tile); never on a CPU adapter, whose fused engine's direct reads
-    /// run faster without them ([`Self::fuses`]).
+    /// `n`; on a GPU, with the fused engine's tiles, single-stage kernels up to n = 8 (heat5
+    /// 8192^2 on an H200, 16 KiB tiles: 8.0 / 2.4x the explicit wafer at n = 2 / 8, 1.5 /
+    /// 1.07x the direct reads, 0.82x at n = 16); never on a CPU adapter, whose fused engine's direct reads run
+    /// faster without them ([`Self::fuses`]).
     pub fn blocks(self, problem: &Problem) -> bool {
         let largest_n = match self {
             Self::Cpu => return true,
             Self::SoftwareAdapter => return false,
-            Self::Gpu => 32,
+            Self::Gpu => 8,
         };
         problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= largest_n
     }
 
-    /// Whether `auto` takes the fused engine without time blocks for `problem`: on a CPU
-    /// adapter, where its direct reads (no tile, no sendrecv beyond the link bands) win,
-    /// single-stage kernels up to n = 32 and shallow water up to n = 4 (lavapipe, heat5 and
-    /// heat9 at 2048^2 in four runs, shallow water at 1024^2 in two): against the explicit
-    /// wafer heat ran 8.6 to 9.0x at n = 2, 3.1 to 3.9x at n = 4, 1.85 to 1.95x at n = 8,
-    /// 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32 (0.95 to 0.98x at n = 64), and 1.5 to
-    /// 2.1x its time blocks of 5 at n = 2 and 4, 2.3 to 2.7x at n = 8 (as fast at n = 1, one
-    /// run at 1024^2); shallow water 2.4 to 2.6x at n = 2, 1.28x at n = 4, 0.93 to 0.99x at
-    /// n = 8 and 32. `auto` assumes the adapter's own tuning (`fused=direct`).
+    /// Whether `auto` takes the fused engine without time blocks for `problem` (its direct
+    /// reads, `fused=direct`, as each adapter's own tuning has it). On a GPU every kernel at
+    /// every `n` it does not block: on an H200 heat5 (8192^2) ran 1.9 / 1.6 / 1.3x the
+    /// explicit wafer at n = 16 / 32 / 128 (1.2 / 1.4x the time blocks at n = 16 / 32),
+    /// shallow water (4096^2) 2.5 / 1.3 / 1.2 / 1.04x at n = 2 / 8 / 32 / 128. On a CPU adapter single-stage kernels up to n = 32 and
+    /// shallow water up to n = 4 (lavapipe, heat5 and heat9 at 2048^2 in four runs, shallow
+    /// water at 1024^2 in two): against the explicit wafer heat ran 8.6 to 9.0x at n = 2, 3.1
+    /// to 3.9x at n = 4, 1.85 to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at
+    /// n = 32 (0.95 to 0.98x at n = 64), and 1.5 to 2.1x its time blocks of 5 at n = 2 and
+    /// 4, 2.3 to 2.7x at n = 8 (as fast at n = 1, one run at 1024^2); shallow water 2.4 to
+    /// 2.6x at n = 2, 1.28x at n = 4, 0.93 to 0.99x at n = 8 and 32.
     pub fn fuses(self, problem: &Problem) -> bool {
         let largest_n = match problem.spec().stages.len() {
             1 => 32,
             _ => 4,
         };
-        self == Self::SoftwareAdapter && problem.cluster.wafer.n <= largest_n
+        match self {
+            Self::Cpu => false,
+            Self::Gpu => true,
+            Self::SoftwareAdapter => problem.cluster.wafer.n <= largest_n,
+        }
     }
 }
 

@@ -640,8 +640,8 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
 
 /// `--engine auto` (the default) runs heat at small n on the fused engine, with time blocks
 /// on a GPU and with direct reads on a CPU adapter, bit for bit equal to the global kernel,
-/// and large n on the explicit wafer (`auto_blocks_what_each_backend_can_block` checks the
-/// rule in between).
+/// and large n with direct reads on a GPU and on the explicit wafer on a CPU adapter
+/// (`auto_blocks_what_each_backend_can_block` checks the rule in between).
 #[test]
 fn the_default_engine_fuses_small_n() {
     let Some(ctx) = common::gpu() else { return };
@@ -659,20 +659,18 @@ fn the_default_engine_fuses_small_n() {
             "--no-output",
         ])
     };
-    let small = run("2");
-    let fused = match ctx.adapter.is_software() {
-        true => "reading the neighbours' cells directly beyond",
-        false => "time blocks of 5 steps",
+    let direct = "reading the neighbours' cells and the links directly";
+    let (small, large) = match ctx.adapter.is_software() {
+        true => (direct, "explicit sendrecv and compute"),
+        false => ("time blocks of 5 steps", direct),
     };
-    assert!(
-        small.contains(fused) && small.contains("bit-identical"),
-        "{small}"
-    );
-    let large = run("64");
-    assert!(
-        large.contains("explicit sendrecv and compute") && large.contains("bit-identical"),
-        "{large}"
-    );
+    for (n, engine) in [("2", small), ("64", large)] {
+        let stdout = run(n);
+        assert!(
+            stdout.contains(engine) && stdout.contains("bit-identical"),
+            "{stdout}"
+        );
+    }
 }
 
 /// On the CPU backend the default engine blocks every kernel's steps in time, shallow water's
@@ -1068,10 +1066,9 @@ fn bench_skips_variants_that_do_not_fit() {
 }
 
 /// `bench --profile` times every dispatch of each GPU variant: the explicit wafer's sendrecv
-/// and compute once per step, the fused engine's receive tick and its stage (with direct
-/// reads, a CPU adapter's tuning, the explicit sendrecv and compute on the two link bands and
-/// the direct kernel beyond), time blocks once per block; the kernels' time fits in the profiled run's wall
-/// time. The CPU backend is refused.
+/// and compute once per step, the fused engine's receive tick and its stage (tiled, or direct
+/// reads: the points by the wafer's low edges and the rest), time blocks once per block; the
+/// kernels' time fits in the profiled run's wall time. The CPU backend is refused.
 #[test]
 fn bench_profile_times_each_kernel_of_each_gpu_variant() {
     let Some(ctx) = common::gpu() else { return };
@@ -1106,12 +1103,7 @@ fn bench_profile_times_each_kernel_of_each_gpu_variant() {
     };
     // Dispatches per step of each kernel, by variant.
     let fused: &[(&str, f64)] = match ctx.tuning.fused_direct {
-        true => &[
-            ("tick", 1.0),
-            ("sendrecv", 2.0),
-            ("heat5", 2.0),
-            ("heat5 direct", 1.0),
-        ],
+        true => &[("tick", 1.0), ("heat5 edges", 1.0), ("heat5 direct", 1.0)],
         false => &[("tick", 1.0), ("heat5", 1.0)],
     };
     let expect: [(&str, &[(&str, f64)]); 5] = [

@@ -267,7 +267,10 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     };
     for (fused_direct, engine) in [
         (false, "explicit sendrecv and compute (fused asked"),
-        (true, "(fused, reading the neighbours' cells directly"),
+        (
+            true,
+            "(fused, reading the neighbours' cells and the links directly",
+        ),
     ] {
         let ctx = ctx.retuned(Tuning {
             fused_direct,
@@ -400,6 +403,8 @@ fn every_tuning_keeps_the_bits() {
             fused_rows: 3,
             fused_cols: 1,
             fused_direct: false,
+            direct_cols: 1,
+            direct_rows: 3,
             block_rows: 5,
         },
         Tuning {
@@ -413,16 +418,18 @@ fn every_tuning_keeps_the_bits() {
             fused_rows: 1,
             fused_cols: 8,
             fused_direct: true,
+            direct_cols: 8,
+            direct_rows: 7,
             block_rows: 1,
         },
-        // Direct reads by single columns, their link bands' sendrecv by 3 comm-line cells and
-        // compute by single columns.
+        // Direct reads by single columns of one row (a block whose first row is the wafer's
+        // second), shallow water's link bands' sendrecv by 3 comm-line cells and compute by
+        // single columns.
         Tuning {
             wafer_rows: 5,
             wafer_cols: 1,
             sendrecv_cells: Some(3),
-            fused_cols: 1,
-            fused_direct: true,
+            direct_rows: 1,
             ..Tuning::gpu(most)
         },
     ];
@@ -537,9 +544,9 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 }
 
 /// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on a GPU only
-/// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 32; a CPU adapter
-/// takes the fused engine without time blocks for heat at n <= 32 and shallow water at
-/// n <= 4; the explicit wafer otherwise.
+/// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 8; a GPU takes the
+/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 and
+/// shallow water at n <= 4; the explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
@@ -559,9 +566,10 @@ fn auto_blocks_what_each_backend_can_block() {
         (swe.clone(), SoftwareAdapter, Fused, 1),
         (swe_at(8), SoftwareAdapter, Wafer, 1),
         (heat(8), Gpu, Fused, 5),
-        (heat(32), Gpu, Fused, 5),
-        (heat(64), Gpu, Wafer, 1),
-        (swe.clone(), Gpu, Wafer, 1),
+        (heat(16), Gpu, Fused, 1),
+        (heat(64), Gpu, Fused, 1),
+        (swe.clone(), Gpu, Fused, 1),
+        (swe_at(8), Gpu, Fused, 1),
         (heat(8), Cpu, Fused, 15),
         (swe, Cpu, Fused, 9),
         (small(24), Cpu, Fused, 9),

@@ -10,7 +10,7 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 25] = [
+const LIBRARY: [(&str, &str); 26] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -62,6 +62,10 @@ const LIBRARY: [(&str, &str); 25] = [
     (
         "wafer_point",
         include_str!("../../shaders/wafer_point.wgsl"),
+    ),
+    (
+        "wafer_direct",
+        include_str!("../../shaders/wafer_direct.wgsl"),
     ),
     (
         "wafer_point_direct",
@@ -176,14 +180,18 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
     compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
 }
 
-/// The fused engine's direct reads of one stage (entry `compute_direct`) on the PEs beyond
-/// the link bands.
-pub fn wafer_direct(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
-    let driver = match stage.driver {
-        Driver::Rows3 => "wafer_compute",
-        Driver::Point => "wafer_point_direct",
-    };
-    compose(library(driver), Some(&stage_kernel(spec, stage, pages)))
+/// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
+/// stage also `compute_direct_columns`, whose invocations walk `rows` rows, and
+/// `compute_edges`).
+pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
+    let kernel = stage_kernel(spec, &spec.stages[k], pages);
+    match spec.stages[k].driver {
+        Driver::Rows3 => compose(
+            library("wafer_direct"),
+            Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
+        ),
+        Driver::Point => compose(library("wafer_point_direct"), Some(&kernel)),
+    }
 }
 
 /// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup and tiles
@@ -332,7 +340,7 @@ pub fn all() -> Vec<(String, String)> {
                 });
                 let variants = [
                     ("wafer".to_string(), wafer_stage(spec, stage, pages)),
-                    ("direct".to_string(), wafer_direct(spec, stage, pages)),
+                    ("direct".to_string(), wafer_direct(spec, k, pages, 3)),
                     (
                         "global".to_string(),
                         global_stage(spec, stage, pages, false),

@@ -141,13 +141,23 @@ pub fn fused_block(g: &WaferGeometry, fields: usize, cap: u32) -> Option<glam::U
 }
 
 /// Whether the fused engine reads `spec`'s windows on wafer `g` directly (with the tuning's
-/// `fused=direct`): they reach w points beyond the PEs they compute, the link bands' width,
-/// and write no comm layers, so no stage may read one (a Point window is at most 3x3).
+/// `fused=direct`): they write no comm layers, so no stage may read one (a Point window is
+/// at most 3x3).
 pub fn direct_reads(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> bool {
     let driver = spec.stages[0].driver;
     tuning.fused_direct
         && spec.stages.iter().all(|s| s.driver == driver)
         && (driver == Driver::Rows3 || g.w() <= 2)
+}
+
+/// PEs of the link bands that direct reads without time blocks leave to Table 3's sendrecv
+/// and compute: none for Rows3 stages, whose `compute_edges` reads the links past the
+/// wafer's low edges; a Point stage's window reaches w points beyond, ceil(w / n) PEs.
+fn direct_band(spec: &KernelSpec, g: &WaferGeometry) -> u32 {
+    match spec.stages[0].driver {
+        Driver::Rows3 => 0,
+        Driver::Point => g.w().div_ceil(g.n),
+    }
 }
 
 /// Invocations of `sendrecv_cells` per PE: one per `cells` cells of each comm line (the w
@@ -194,14 +204,19 @@ struct Kernel {
 
 /// What runs a remap: Table 3's `sendrecv` and one `compute` per stage; or the fused engine's
 /// clock tick in place of `sendrecv` and its tiled stages, which receive as they compute; or,
-/// with direct reads, the tick, each stage's direct kernel beyond the link bands, and on the
-/// bands the tiled stages (with time blocks) or Table 3's `sendrecv` and `compute`.
+/// with direct reads, the tick and each stage's direct kernel beyond the link bands, and on
+/// the bands ([`direct_band`], or those of time blocks) Table 3's `sendrecv` and `compute` or
+/// the tiled stages, or where there are none the points by the wafer's low edges.
 struct Remap {
     receive: Kernel,
-    /// Each stage's kernel on every PE, or with direct reads on the link bands.
+    /// Each stage's kernel on every PE, or with direct reads on the link bands (none without
+    /// bands).
     stages: Vec<Kernel>,
     /// With direct reads, each stage's kernel beyond the link bands; empty otherwise.
     direct: Vec<Kernel>,
+    /// With direct reads and no bands, each stage's kernel of the points within reach of the
+    /// wafer's low edges (Rows3 `compute_edges`); empty otherwise.
+    edges: Vec<Kernel>,
     /// With direct reads on explicit bands, their `sendrecv` (without the clock, which the
     /// tick keeps).
     band_receive: Option<Kernel>,
@@ -402,7 +417,7 @@ impl Shard {
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
         let direct = fused && direct_reads(&ctx.tuning, spec, &g);
-        let direct_band = if direct { g.w().div_ceil(g.n) } else { 0 };
+        let direct_band = if direct { direct_band(spec, &g) } else { 0 };
         let band = blocked.map_or(direct_band, |b| b.band);
         let rects = rectangles(&g, band);
         let period = lcm(2 * ring as u64, remaps as u64);
@@ -506,9 +521,10 @@ impl Shard {
         };
         let direct_stages = || {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
-                let source = shaders::wafer_direct(spec, stage, pages);
+                let rows = ctx.tuning.direct_rows;
+                let source = shaders::wafer_direct(spec, k, pages, rows);
                 let label = format!("{} direct", stage.name);
-                let (entry, size) = match (stage.driver, ctx.tuning.fused_cols) {
+                let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Point, _) => ("compute_direct", glam::UVec2::ONE),
@@ -516,6 +532,18 @@ impl Shard {
                 build(&label, &source, entry, Spread::Points(size), Some(k))
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
+        };
+        // The points within 2 of the wafer's low edges, of each Rows3 stage.
+        let edge_stages = || {
+            let size = g.global_size().as_u64vec2();
+            let points = 2 * (size.x + size.y) - 4;
+            let edge_kernel = |(k, stage): (usize, &Stage)| {
+                let source = shaders::wafer_direct(spec, k, pages, ctx.tuning.direct_rows);
+                let label = format!("{} edges", stage.name);
+                let spread = Spread::Wafer(points);
+                build(&label, &source, "compute_edges", spread, Some(k))
+            };
+            spec.stages.iter().enumerate().map(edge_kernel).collect()
         };
         let tick = || {
             let source = shaders::cluster_sendrecv(cells, true);
@@ -537,22 +565,28 @@ impl Shard {
                 receive: tick(),
                 stages: tiled_stages(block),
                 direct: if direct { direct_stages() } else { vec![] },
+                edges: vec![],
                 band_receive: None,
             },
             (_, false) => Remap {
                 receive: tick(),
-                stages: explicit_stages(),
+                stages: if band > 0 { explicit_stages() } else { vec![] },
                 direct: direct_stages(),
-                band_receive: Some(sendrecv(false)),
+                edges: if band > 0 { vec![] } else { edge_stages() },
+                band_receive: (band > 0).then(|| sendrecv(false)),
             },
             (None, true) => Remap {
                 receive: sendrecv(true),
                 stages: explicit_stages(),
                 direct: vec![],
+                edges: vec![],
                 band_receive: None,
             },
         };
         let mut engine = match (block, fused) {
+            _ if direct && blocked.is_none() && band == 0 => {
+                "fused, reading the neighbours' cells and the links directly".into()
+            }
             _ if direct && blocked.is_none() => format!(
                 "fused, reading the neighbours' cells directly beyond the {band}-PE link bands, which run the explicit sendrecv and compute"
             ),
@@ -689,23 +723,33 @@ impl Shard {
         if let (Part::BlockStart, Some(b)) = (part, &self.blocking) {
             self.dispatch(pass, &b.region, items, BEYOND_BANDS);
         }
-        for (k, kernel) in self.remap.stages.iter().enumerate() {
+        for k in 0..self.stages {
             let mine: Vec<(usize, u64)> = items
                 .iter()
                 .copied()
                 .filter(|&(_, state)| state % self.stages as u64 == k as u64)
                 .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let kernel = self.remap.stages.get(k);
             match self.remap.direct.get(k) {
                 Some(direct) if part == Part::All => {
                     for band in [LEFT_LINK_BAND, LOW_LINK_BAND] {
                         if let Some(receive) = &self.remap.band_receive {
                             self.dispatch(pass, receive, &mine, band);
                         }
-                        self.dispatch(pass, kernel, &mine, band);
+                        if let Some(kernel) = kernel {
+                            self.dispatch(pass, kernel, &mine, band);
+                        }
+                    }
+                    if let Some(edges) = self.remap.edges.get(k) {
+                        self.dispatch(pass, edges, &mine, ALL_PES);
                     }
                     self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                 }
                 _ => {
+                    let kernel = kernel.expect("stages without direct reads have kernels");
                     for &rect in rects {
                         self.dispatch(pass, kernel, &mine, rect);
                     }

@@ -12,7 +12,7 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, block_rows";
 
 /// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
 fn one_or_block(key: &str, value: &str) -> Result<u32> {
@@ -91,18 +91,28 @@ pub struct Tuning {
     /// Tile rows each fused Rows3 invocation walks with its rolling window (4).
     pub fused_rows: u32,
     /// Columns each fused or time-block invocation moves between the SRAM and its tile and
-    /// computes at a time, and each direct-read invocation computes: 8 (straight-line runs,
-    /// which lavapipe's compiler needs) or 1 (neighbouring invocations on neighbouring
-    /// columns: a GPU's loads and stores coalesce and its workgroup-memory banks serve a row
-    /// at once, where 8 puts 8 invocations on each bank; not yet measured on one).
+    /// computes at a time: 8 (straight-line runs, which lavapipe's compiler needs) or 1
+    /// (neighbouring invocations on neighbouring columns; on an H200 time blocks ran at 0.55
+    /// to 0.65x of 8, heat5 8192^2).
     pub fused_cols: u32,
-    /// The fused engine reads a stage's window from its workgroup tile (`false`), or, beyond
-    /// the link bands, straight from the owned cells of whichever PEs hold it (`true`,
-    /// `fused=direct`: no workgroup memory and no barrier). On lavapipe direct reads ran heat5
-    /// and heat9 8.6 to 9.0x as fast as the explicit wafer at n = 2 (tiles: 4.8 to 5.6x),
-    /// 1.85 to 1.95x at n = 8 (the tiles: 0.7x), level at n = 32; shallow water 2.4 to 2.6x
-    /// at n = 2 (tiles: 0.95x), level at n = 8; on a GPU not measured.
+    /// The fused engine reads a stage's window from its workgroup tile (`false`), or straight
+    /// from the owned cells of whichever PEs hold it (`true`, `fused=direct`: no workgroup
+    /// memory and no barrier). On lavapipe direct reads ran heat5 and heat9 8.6 to 9.0x as
+    /// fast as the explicit wafer at n = 2 (tiles: 4.8 to 5.6x), 1.85 to 1.95x at n = 8 (the
+    /// tiles: 0.7x), level at n = 32; shallow water 2.4 to 2.6x at n = 2 (tiles: 0.95x), level
+    /// at n = 8. On an H200 (heat5 8192^2) 5.3 / 2.2 / 1.6 / 1.3x the explicit wafer at n =
+    /// 2 / 8 / 32 / 128, the fastest engine from n = 16 up; shallow water (4096^2) 2.5 / 1.3
+    /// / 1.2 / 1.04x.
     pub fused_direct: bool,
+    /// Columns each direct-read invocation of a Rows3 stage computes: 8 (a rolling window of
+    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe) or 1
+    /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
+    /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows).
+    pub direct_cols: u32,
+    /// Rows each direct-read invocation of a Rows3 stage walks: 32 on a CPU adapter (as the
+    /// wafer's compute); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5
+    /// 8192^2, single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
+    pub direct_rows: u32,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
     pub block_rows: u32,
@@ -140,6 +150,8 @@ impl Tuning {
             fused_rows: 4,
             fused_cols: BLOCK_COLS,
             fused_direct: true,
+            direct_cols: BLOCK_COLS,
+            direct_rows: 32,
             block_rows: 16,
         }
     }
@@ -151,7 +163,8 @@ impl Tuning {
             wafer_rows: 1,
             sendrecv_cells: Some(1),
             copy: CopyOrder::Interleaved,
-            fused_direct: false,
+            direct_cols: 1,
+            direct_rows: 4,
             ..Self::cpu_adapter(workgroup_bytes)
         }
     }
@@ -200,6 +213,8 @@ impl Tuning {
                         }
                     }
                 }
+                "direct_cols" => self.direct_cols = one_or_block(key, value)?,
+                "direct_rows" => self.direct_rows = number(1, MAX_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
                 "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
                 "sendrecv_cells" => {
@@ -231,7 +246,7 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},block_rows={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -243,6 +258,8 @@ impl Tuning {
             self.fused_rows,
             self.fused_cols,
             if self.fused_direct { "direct" } else { "tile" },
+            self.direct_cols,
+            self.direct_rows,
             self.block_rows
         )
     }
@@ -270,12 +287,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=tile,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,block_rows=16"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=32,block_rows=16"
         );
     }
 
@@ -284,13 +301,13 @@ mod tests {
         let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
         let t = Tuning::default_for(&a)
             .overridden(
-                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,block_rows = 2",
+                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,block_rows = 2",
                 &a,
             )
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,block_rows=2"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -310,6 +327,8 @@ mod tests {
             ("wafer_cols=4", "wafer_cols = '4': allowed 1 or 8"),
             ("fused_cols=x", "fused_cols = 'x': allowed 1 or 8"),
             ("fused=tiles", "fused = 'tiles': allowed tile, direct"),
+            ("direct_cols=2", "direct_cols = '2': allowed 1 or 8"),
+            ("direct_rows=65", "direct_rows = '65': allowed 1 to 64"),
             (
                 "sendrecv_cells=0",
                 "sendrecv_cells = '0': allowed pe or 1 to 65536",
