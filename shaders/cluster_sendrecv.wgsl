@@ -6,7 +6,7 @@
 // package.rs `receive` is the CPU twin), by PE (`sendrecv`) or by SENDRECV_CELLS cells of a
 // comm line (`sendrecv_cells`), as the adapter's tuning says; with KEEPS_CLOCK the first
 // invocation of each wafer also keeps its `clock` (for the point drivers; the fused engine's
-// direct reads run it without on their link bands, after `tick`).
+// direct reads of Point stages run it without on their link bands, after `tick`).
 // `tick` keeps only the clocks, for the fused engine.
 
 @group(0) @binding(3) var<storage, read_write> x: array<f32>;

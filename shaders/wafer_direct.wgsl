@@ -25,15 +25,15 @@ fn fetch_row3(local: u32, fx: i32, fy: i32) -> vec3<f32> {
 fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = dispatch.pes.zw * wafer.n;
     let per_wafer = 2u * size.x + 2u * (size.y - 2u);
-    let id = linear_id(gid, groups);
-    let local = dispatch.first + id / per_wafer;
-    if local >= dispatch.first + dispatch.count {
+    let item = split_id(linear_id(gid, groups), per_wafer);
+    if item.x >= dispatch.first + dispatch.count {
         return;
     }
-    let i = id % per_wafer;
+    let i = item.y;
     let j = i - 2u * size.x;
     let p = select(vec2(j % 2u, 2u + j / 2u), vec2(i % size.x, i / size.x), i < 2u * size.x);
     let f = vec2<i32>(p) - 2;
+    let local = item.x;
     y[owned_index(local, p.x, p.y)] = stencil_point(params, fetch_row3(local, f.x, f.y), fetch_row3(local, f.x, f.y + 1), fetch_row3(local, f.x, f.y + 2));
 }
 

@@ -303,9 +303,9 @@ pub struct TsunamiArgs {
     /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
     /// CPU backend time blocks no longer than `run`'s auto ones for shallow water (9), the length
     /// that runs the most steps in blocks between two samples (none when samples come every
-    /// step or two), on a GPU the
-    /// explicit wafer; time blocks whenever --time-block is given. On one adapter every
-    /// engine writes the same bits
+    /// step or two), on a GPU the fused engine's direct reads, on a CPU adapter those at
+    /// n <= 4 and the explicit wafer above; time blocks whenever --time-block is given. On one
+    /// adapter every engine writes the same bits
     #[arg(
         long = "engine",
         default_value = "auto",
@@ -590,9 +590,10 @@ pub struct RunArgs {
     /// faster emulated engine (auto: time blocks on the CPU backend for every kernel, of 15
     /// steps for heat5 and heat9 and of 9 for shallow water, shorter where the wafer is too
     /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
-    /// heat9) at n <= 32; on a CPU adapter such as lavapipe the fused engine's direct reads,
-    /// without time blocks, for those kernels at n <= 32 and for shallow water at n <= 4; time
-    /// blocks whenever --time-block is given; the explicit wafer otherwise)
+    /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
+    /// for every other kernel and n; on a CPU adapter such as lavapipe the direct reads for
+    /// single-stage kernels at n <= 32 and for shallow water at n <= 4; time blocks whenever
+    /// --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",

@@ -381,8 +381,8 @@ fn time_blocks_equal_the_global_kernel() {
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
 /// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
 /// comm line or by PE, fused workgroups of 96 and 256 invocations, the fused engine's tiles
-/// and direct reads (by blocks of 8 columns or single ones; their link bands' sendrecv by PE
-/// and by 3 cells), n from 1 (below w) to
+/// and direct reads (by blocks of 8 columns or single ones of 1 to 7 rows; shallow water's
+/// link bands' sendrecv by PE and by 3 cells), n from 1 (below w) to
 /// 3 and 8, on the explicit and fused engines and time blocks, each against the global kernel
 /// of the adapter's own tuning.
 #[test]

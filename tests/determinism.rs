@@ -60,8 +60,9 @@ fn assert_same_bits(a: &mut dyn Simulator, b: &mut dyn Simulator, what: &str) {
     }
 }
 
-/// The adapter's own context, and the same device shaped as a GPU with every column layout
-/// (sendrecv by cell, wafer and fused compute by single columns).
+/// The adapter's own context, and the same device shaped as a GPU (sendrecv by cell, direct
+/// reads by single columns) with the wafer's compute by single columns, and with the fused
+/// engine's tiles by single columns.
 fn contexts() -> Vec<Arc<GpuContext>> {
     let Some(ctx) = common::gpu() else {
         return vec![];
@@ -69,10 +70,14 @@ fn contexts() -> Vec<Arc<GpuContext>> {
     let gpu = Tuning::gpu(ctx.adapter.limits.max_compute_workgroup_storage_size);
     let columns = ctx.retuned(Tuning {
         wafer_cols: 1,
+        ..gpu
+    });
+    let tiles = ctx.retuned(Tuning {
+        fused_direct: false,
         fused_cols: 1,
         ..gpu
     });
-    vec![ctx, columns]
+    vec![ctx, columns, tiles]
 }
 
 #[test]

@@ -181,8 +181,8 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 }
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
-/// stage also `compute_direct_columns`, whose invocations walk `rows` rows, and
-/// `compute_edges`).
+/// stage also `compute_direct_columns` and `compute_edges`; a Rows3 stage's invocations walk
+/// `rows` rows).
 pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
     match spec.stages[k].driver {

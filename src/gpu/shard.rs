@@ -572,7 +572,10 @@ impl Shard {
                 receive: tick(),
                 stages: if band > 0 { explicit_stages() } else { vec![] },
                 direct: direct_stages(),
-                edges: if band > 0 { vec![] } else { edge_stages() },
+                edges: match spec.stages[0].driver {
+                    Driver::Rows3 if band == 0 => edge_stages(),
+                    _ => vec![],
+                },
                 band_receive: (band > 0).then(|| sendrecv(false)),
             },
             (None, true) => Remap {
@@ -749,7 +752,7 @@ impl Shard {
                     self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                 }
                 _ => {
-                    let kernel = kernel.expect("stages without direct reads have kernels");
+                    let kernel = kernel.expect("direct reads run whole stages only (Part::All)");
                     for &rect in rects {
                         self.dispatch(pass, kernel, &mine, rect);
                     }
