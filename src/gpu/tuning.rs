@@ -109,9 +109,10 @@ pub struct Tuning {
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows).
     pub direct_cols: u32,
-    /// Rows each direct-read invocation of a Rows3 stage walks: 32 on a CPU adapter (as the
-    /// wafer's compute); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5
-    /// 8192^2, single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
+    /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
+    /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
+    /// slower); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5 8192^2,
+    /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
     pub direct_rows: u32,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
@@ -151,7 +152,7 @@ impl Tuning {
             fused_cols: BLOCK_COLS,
             fused_direct: true,
             direct_cols: BLOCK_COLS,
-            direct_rows: 32,
+            direct_rows: 64,
             block_rows: 16,
         }
     }
@@ -292,7 +293,7 @@ mod tests {
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=32,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,block_rows=16"
         );
     }
 
