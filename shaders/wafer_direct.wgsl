@@ -1,4 +1,4 @@
-// import fetch kernel rows3_block
+// import fetch wafer_clock kernel rows3_block
 // The fused engine's direct reads (`fused=direct`) of a Rows3 stage: the owned points of the
 // dispatch's rectangle taken as one grid, each invocation BLOCK_COLS of its columns
 // (`compute_direct`) or one (`compute_direct_columns`, neighbouring invocations on
@@ -6,13 +6,14 @@
 // (c, r) reads the frame points c - 2 .. c, r - 2 .. r, each from the owned cell of whichever
 // PE holds it. The points within 2 of the wafer's low edges read past them: `compute_edges`
 // takes those, every window value through `fetch` (from the incoming links past the edges),
-// so no PE needs a sendrecv. No workgroup memory and no barrier (on lavapipe a barrier makes
+// so no PE needs a sendrecv, and keeps each wafer's clock. No workgroup memory and no barrier (on lavapipe a barrier makes
 // every per-lane loop of a shader keep its state in memory); the edges are their own entry,
 // since their loads in the others' code ran those 1.8x slower on lavapipe.
 
 @group(0) @binding(3) var<storage, read> x: array<f32>;
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y: array<f32>;
+@group(0) @binding(6) var<storage, read_write> clock: array<vec4<u32>>;
 
 // Values of the frame points (fx .. fx + 2, fy) of wafer `local`: one window row, any point.
 fn fetch_row3(local: u32, fx: i32, fy: i32) -> vec3<f32> {
@@ -20,16 +21,21 @@ fn fetch_row3(local: u32, fx: i32, fy: i32) -> vec3<f32> {
 }
 
 // One invocation per point within 2 of the wafer's low edges (its first two rows, then the
-// first two columns above them), for a dispatch over the whole wafer.
+// first two columns above them), and one more per wafer for its clock tick (the fused engine
+// has no sendrecv to keep it), for a dispatch over the whole wafer.
 @compute @workgroup_size(64)
 fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = dispatch.pes.zw * wafer.n;
-    let per_wafer = 2u * size.x + 2u * (size.y - 2u);
-    let item = split_id(linear_id(gid, groups), per_wafer);
+    let points = 2u * size.x + 2u * (size.y - 2u);
+    let item = split_id(linear_id(gid, groups), points + 1u);
     if item.x >= dispatch.first + dispatch.count {
         return;
     }
     let i = item.y;
+    if i == points {
+        clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
+        return;
+    }
     let j = i - 2u * size.x;
     let p = select(vec2(j % 2u, 2u + j / 2u), vec2(i % size.x, i / size.x), i < 2u * size.x);
     let f = vec2<i32>(p) - 2;

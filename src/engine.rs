@@ -207,9 +207,10 @@ impl Hardware {
 
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
     /// `n`; on a GPU, with the fused engine's tiles, single-stage kernels up to n = 8 (heat5
-    /// 8192^2 on an H200, 16 KiB tiles: 8.0 / 2.4x the explicit wafer at n = 2 / 8, 1.5 /
-    /// 1.07x the direct reads, 0.82x at n = 16); never on a CPU adapter, whose fused engine's direct reads run
-    /// faster without them ([`Self::fuses`]).
+    /// 8192^2 on an H200, 16 KiB tiles: 8.9 / 2.5x the explicit wafer at n = 2 / 8, and
+    /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); never on a
+    /// CPU adapter, whose fused engine's direct reads run faster without them
+    /// ([`Self::fuses`]).
     pub fn blocks(self, problem: &Problem) -> bool {
         let largest_n = match self {
             Self::Cpu => return true,
@@ -221,9 +222,9 @@ impl Hardware {
 
     /// Whether `auto` takes the fused engine without time blocks for `problem` (its direct
     /// reads, `fused=direct`, as each adapter's own tuning has it). On a GPU every kernel at
-    /// every `n` it does not block: on an H200 heat5 (8192^2) ran 1.9 / 1.6 / 1.3x the
-    /// explicit wafer at n = 16 / 32 / 128 (1.2 / 1.4x the time blocks at n = 16 / 32),
-    /// shallow water (4096^2) 2.5 / 1.3 / 1.2 / 1.04x at n = 2 / 8 / 32 / 128. On a CPU
+    /// every `n` it does not block: on an H200 heat5 (8192^2) ran 2.2 / 1.9 / 1.35x the
+    /// explicit wafer at n = 16 / 32 / 128 (1.7x the time blocks at n = 32), shallow water
+    /// (4096^2) 1.37 / 1.28 / 1.07x at n = 8 / 32 / 128. On a CPU
     /// adapter single-stage kernels up to n = 32 and shallow water up to n = 4 (lavapipe,
     /// heat5 and heat9 at 2048^2 in four runs, shallow water at 1024^2 in two): against the explicit wafer heat ran 8.6 to 9.0x at n = 2, 3.1
     /// to 3.9x at n = 4, 1.85 to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at

@@ -149,11 +149,31 @@ fn clusters_equal_the_global_kernel_for_every_shape_delay_capacity_and_device_co
     );
 }
 
+/// A run of more steps than one submission holds (4096): the device runs one submission while
+/// the next is recorded, and the values equal the global kernel's, explicit and fused.
+#[test]
+fn runs_longer_than_one_submission_equal_the_global_kernel() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = common::cluster_problem(KernelKind::Heat5, (2, 1), (3, 2), 2, 3);
+    for fused in [false, true] {
+        let placement = Placement {
+            fused,
+            ..placement(1)
+        };
+        let what = format!("heat5, 8197 steps, fused {fused}");
+        assert_cluster_equals_global(&ctx, &problem, &placement, &[4096 * 2 + 5], &what);
+    }
+}
+
 /// Random shapes, delays and capacities per link, device counts, and random sleeps in the
-/// device threads: the values never change.
+/// device threads: the values never change. Odd cases run the fused engine with a GPU's
+/// tuning.
 #[test]
 fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
+    let gpu = ctx.retuned(Tuning::gpu(
+        ctx.adapter.limits.max_compute_workgroup_storage_size,
+    ));
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for case in 0..12 {
         let wafers = (1 + rng.below(4) as u32, 1 + rng.below(4) as u32);
@@ -180,14 +200,17 @@ fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
         let placement = Placement {
             devices,
             jitter: Some((case as u64 + 1, Duration::from_micros(300))),
+            fused: case % 2 == 1,
             ..Placement::default()
         };
         let steps = 1 + rng.below(20);
         let what = format!(
-            "case {case}: {} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices, links {links:?}",
-            kernel.name()
+            "case {case}: {} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices, links {links:?}, fused {}",
+            kernel.name(),
+            placement.fused
         );
-        assert_cluster_equals_global(&ctx, &problem, &placement, &[steps / 2, steps], &what);
+        let ctx = if placement.fused { &gpu } else { &ctx };
+        assert_cluster_equals_global(ctx, &problem, &placement, &[steps / 2, steps], &what);
     }
 }
 
@@ -735,15 +758,29 @@ fn traffic_only_flows_right_and_up() {
 }
 
 /// The packages the GPU packs into the link rings equal the CPU twins of the packing kernels,
-/// computed from the wafers' SRAM.
+/// computed from the wafers' SRAM: on the explicit engine with the adapter's tuning and on the
+/// fused engine with a GPU's.
 #[test]
 fn gpu_packages_equal_the_cpu_twins() {
     let Some(ctx) = common::gpu() else { return };
+    let gpu = Tuning::gpu(ctx.adapter.limits.max_compute_workgroup_storage_size);
+    for (ctx, fused) in [(ctx.clone(), false), (ctx.retuned(gpu), true)] {
+        assert_packages_equal_the_cpu_twins(&ctx, fused);
+    }
+}
+
+/// The packages of state 4 in the rings of a 2x3 cluster of heat5 on `ctx`, on the fused
+/// engine if `fused`.
+fn assert_packages_equal_the_cpu_twins(ctx: &Arc<GpuContext>, fused: bool) {
     let problem = common::cluster_problem(KernelKind::Heat5, (2, 3), (3, 2), 3, 6)
         .with_links(LinkConfig::uniform(0, 3))
         .unwrap();
     let c = problem.cluster;
-    let mut cluster = GpuCluster::new(ctx.clone(), &problem, &placement(1)).unwrap();
+    let placement = Placement {
+        fused,
+        ..placement(1)
+    };
+    let mut cluster = GpuCluster::new(ctx.clone(), &problem, &placement).unwrap();
     let t = 4;
     cluster.advance(t).unwrap();
     let sram = cluster.sram().unwrap();
@@ -773,7 +810,8 @@ fn gpu_packages_equal_the_cpu_twins() {
         assert_eq!(
             right_ring[slot(Direction::Right, k)],
             right[..],
-            "right package of wafer {k}"
+            "right package of wafer {k}, {}",
+            cluster.describe()
         );
     }
 }

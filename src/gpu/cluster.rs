@@ -101,6 +101,9 @@ struct DeviceRunner {
     split: bool,
     /// `(local wafer, state)` whose interior compute of the step from `state` is deferred.
     deferred: Vec<(usize, u64)>,
+    /// The last submission not yet waited for: the device runs it while the next one is
+    /// recorded.
+    in_flight: Option<wgpu::SubmissionIndex>,
     /// The states this `run_to` goes from and to (time blocks lie inside).
     run: (u64, u64),
     /// Staging buffers for outgoing packages, free for reuse, by direction.
@@ -233,13 +236,13 @@ impl DeviceRunner {
             rec.rounds += 1;
             // Packages leave at the end of their round at the latest.
             if rec.is_full() || !rec.downloads.is_empty() {
-                self.flush(&mut rec, shared)?;
+                self.flush(&mut rec, shared, false)?;
             }
         }
         let deferred = std::mem::take(&mut self.deferred);
         self.shard
             .compute(rec.pass(&self.shard.ctx), &deferred, Part::Interior);
-        self.flush(&mut rec, shared)
+        self.flush(&mut rec, shared, true)
     }
 
     /// Records one phase for `items`, `(local wafer, state)` pairs. A step first completes
@@ -302,7 +305,7 @@ impl DeviceRunner {
         let package = match host.try_pop() {
             Some(p) => p,
             None => {
-                self.flush(rec, shared)?;
+                self.flush(rec, shared, true)?;
                 let started = Instant::now();
                 let popped = host.pop(shared.timeout, &shared.abort);
                 self.waited[i] += started.elapsed();
@@ -348,8 +351,9 @@ impl DeviceRunner {
 
     /// Submits what is recorded, then the deferred interior computes; waits for the former
     /// only, and hands the copied-out packages to their host links in schedule order while
-    /// the interior runs.
-    fn flush(&mut self, rec: &mut Recorder, shared: &Shared) -> Result<()> {
+    /// the interior runs. Without packages to hand over and unless `finish`, waits only for
+    /// the previous submission.
+    fn flush(&mut self, rec: &mut Recorder, shared: &Shared, finish: bool) -> Result<()> {
         let ctx = self.shard.ctx.clone();
         let packed = rec.submit(&ctx);
         let deferred = std::mem::take(&mut self.deferred);
@@ -361,19 +365,18 @@ impl DeviceRunner {
         for (_, _, staging) in &rec.downloads {
             staging.map_async(wgpu::MapMode::Read, .., |_| {});
         }
-        let limit = shared.timeout.max(MIN_DEVICE_TIMEOUT);
-        let wait = wgpu::PollType::Wait {
-            submission_index: packed,
-            timeout: Some(limit),
+        // Without packages to read, the device keeps one submission queued behind the one
+        // it runs, rather than idle while the next is recorded.
+        let wait = match finish || !rec.downloads.is_empty() {
+            true => {
+                self.in_flight = None;
+                Some(packed)
+            }
+            false => std::mem::replace(&mut self.in_flight, packed).map(Some),
         };
-        ctx.device.poll(wait).map_err(|e| {
-            Error::Timeout(format!(
-                "device {} (wafers {}) did not finish its work of round {} within {limit:?}: {e}; the device may be lost or hung",
-                self.device,
-                self.wafer_list(&shared.cluster),
-                self.scheduler.rounds()
-            ))
-        })?;
+        if let Some(index) = wait {
+            self.wait_for(index, shared)?;
+        }
         for (link, state, staging) in std::mem::take(&mut rec.downloads) {
             let cells: Vec<f32> = bytemuck::cast_slice(
                 &staging
@@ -395,6 +398,24 @@ impl DeviceRunner {
         rec.updates = 0;
         rec.rounds = 0;
         Ok(())
+    }
+
+    /// Waits for the device to finish submission `index` (everything submitted when `None`),
+    /// within the run's timeout.
+    fn wait_for(&self, index: Option<wgpu::SubmissionIndex>, shared: &Shared) -> Result<()> {
+        let limit = shared.timeout.max(MIN_DEVICE_TIMEOUT);
+        let wait = wgpu::PollType::Wait {
+            submission_index: index,
+            timeout: Some(limit),
+        };
+        self.shard.ctx.device.poll(wait).map(|_| ()).map_err(|e| {
+            Error::Timeout(format!(
+                "device {} (wafers {}) did not finish its work of round {} within {limit:?}: {e}; the device may be lost or hung",
+                self.device,
+                self.wafer_list(&shared.cluster),
+                self.scheduler.rounds()
+            ))
+        })
     }
 
     /// The error for a wait on a host link that did not end well.
@@ -538,6 +559,7 @@ impl GpuCluster {
                 device,
                 split: sends && shard.can_defer_interior(),
                 deferred: vec![],
+                in_flight: None,
                 run: (0, 0),
                 free_staging: [vec![], vec![]],
                 shard,

@@ -206,9 +206,10 @@ struct Kernel {
 /// clock tick in place of `sendrecv` and its tiled stages, which receive as they compute; or,
 /// with direct reads, the tick and each stage's direct kernel beyond the link bands, and on
 /// the bands ([`direct_band`], or those of time blocks) Table 3's `sendrecv` and `compute` or
-/// the tiled stages, or where there are none the points by the wafer's low edges.
+/// the tiled stages, or where there are none the points by the wafer's low edges, which tick.
 struct Remap {
-    receive: Kernel,
+    /// `sendrecv` or the tick; none where the edges tick.
+    receive: Option<Kernel>,
     /// Each stage's kernel on every PE, or with direct reads on the link bands (none without
     /// bands).
     stages: Vec<Kernel>,
@@ -533,10 +534,10 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
         };
-        // The points within 2 of the wafer's low edges, of each Rows3 stage.
+        // The points within 2 of the wafer's low edges, of each Rows3 stage, and the tick.
         let edge_stages = || {
             let size = g.global_size().as_u64vec2();
-            let points = 2 * (size.x + size.y) - 4;
+            let points = 2 * (size.x + size.y) - 4 + 1;
             let edge_kernel = |(k, stage): (usize, &Stage)| {
                 let source = shaders::wafer_direct(spec, k, pages, ctx.tuning.direct_rows);
                 let label = format!("{} edges", stage.name);
@@ -562,24 +563,21 @@ impl Shard {
         };
         let remap = match (block, blocked.is_some() || !direct) {
             (Some(block), true) => Remap {
-                receive: tick(),
+                receive: Some(tick()),
                 stages: tiled_stages(block),
                 direct: if direct { direct_stages() } else { vec![] },
                 edges: vec![],
                 band_receive: None,
             },
             (_, false) => Remap {
-                receive: tick(),
+                receive: (band > 0).then(tick),
                 stages: if band > 0 { explicit_stages() } else { vec![] },
                 direct: direct_stages(),
-                edges: match spec.stages[0].driver {
-                    Driver::Rows3 if band == 0 => edge_stages(),
-                    _ => vec![],
-                },
+                edges: if band == 0 { edge_stages() } else { vec![] },
                 band_receive: (band > 0).then(|| sendrecv(false)),
             },
             (None, true) => Remap {
-                receive: sendrecv(true),
+                receive: Some(sendrecv(true)),
                 stages: explicit_stages(),
                 direct: vec![],
                 edges: vec![],
@@ -704,9 +702,12 @@ impl Shard {
 
     /// Fills the comm layers of `items` (Table 3's `sendrecv`); the fused engine only
     /// advances their clocks (its tiled stages receive as they compute, its direct reads need
-    /// no comm layers, and their explicit bands receive in `compute`).
+    /// no comm layers, and their explicit bands receive in `compute`), or with direct reads
+    /// of a Rows3 stage does nothing (its edges tick).
     pub fn sendrecv(&self, pass: &mut wgpu::ComputePass<'_>, items: &[(usize, u64)]) {
-        self.dispatch(pass, &self.remap.receive, items, ALL_PES);
+        if let Some(receive) = &self.remap.receive {
+            self.dispatch(pass, receive, items, ALL_PES);
+        }
     }
 
     /// Which engine runs the stages, in words.

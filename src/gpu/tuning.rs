@@ -101,9 +101,9 @@ pub struct Tuning {
     /// memory and no barrier). On lavapipe direct reads ran heat5 and heat9 8.6 to 9.0x as
     /// fast as the explicit wafer at n = 2 (tiles: 4.8 to 5.6x), 1.85 to 1.95x at n = 8 (the
     /// tiles: 0.7x), level at n = 32; shallow water 2.4 to 2.6x at n = 2 (tiles: 0.95x), level
-    /// at n = 8. On an H200 (heat5 8192^2) 5.3 / 2.2 / 1.6 / 1.3x the explicit wafer at n =
-    /// 2 / 8 / 32 / 128, the fastest engine from n = 16 up; shallow water (4096^2) 2.5 / 1.3
-    /// / 1.2 / 1.04x.
+    /// at n = 8. On an H200 (heat5 8192^2) 6.0 / 2.4 / 1.9 / 1.35x the explicit wafer at n =
+    /// 2 / 8 / 32 / 128, the fastest engine from n = 16 up; shallow water (4096^2) 1.37 /
+    /// 1.28 / 1.07x at n = 8 / 32 / 128.
     pub fused_direct: bool,
     /// Columns each direct-read invocation of a Rows3 stage computes: 8 (a rolling window of
     /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe) or 1
