@@ -21,6 +21,8 @@ struct Wafer {
     ny: u32,
     stages: u32,     // stages per step
     shift_per_step: u32,
+    pitch: u32,      // SRAM cells from a block's row to the next: stride, or padded (src/gpu/layout.rs)
+    column0: u32,    // a block's first owned column: w, or padded
     partial: vec4<u32>, // translation after k < stages stages of a step
 }
 

@@ -640,8 +640,9 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
 
 /// `--engine auto` (the default) runs heat at small n on the fused engine, with time blocks
 /// on a GPU and with direct reads on a CPU adapter, bit for bit equal to the global kernel,
-/// and large n with direct reads on a GPU and on the explicit wafer on a CPU adapter
-/// (`auto_blocks_what_each_backend_can_block` checks the rule in between).
+/// and large n with direct reads on a GPU, and on a CPU adapter on the explicit wafer unless n
+/// is a multiple of 4 (direct reads by vec4s) (`auto_blocks_what_each_backend_can_block`
+/// checks the rule in between).
 #[test]
 fn the_default_engine_fuses_small_n() {
     let Some(ctx) = common::gpu() else { return };
@@ -660,11 +661,12 @@ fn the_default_engine_fuses_small_n() {
         ])
     };
     let direct = "reading the neighbours' cells and the links directly";
-    let (small, large) = match ctx.adapter.is_software() {
-        true => (direct, "explicit sendrecv and compute"),
-        false => ("time blocks of 5 steps", direct),
+    let vec4 = "reading the neighbours' cells and the links directly, by vec4s";
+    let (small, large, large_vec4) = match ctx.adapter.is_software() {
+        true => (direct, "explicit sendrecv and compute", vec4),
+        false => ("time blocks of 5 steps", direct, direct),
     };
-    for (n, engine) in [("2", small), ("64", large)] {
+    for (n, engine) in [("2", small), ("62", large), ("64", large_vec4)] {
         let stdout = run(n);
         assert!(
             stdout.contains(engine) && stdout.contains("bit-identical"),

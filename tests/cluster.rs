@@ -568,8 +568,8 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 
 /// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on a GPU only
 /// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 8; a GPU takes the
-/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 and
-/// shallow water at n <= 4; the explicit wafer otherwise.
+/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 or n a
+/// multiple of 4 (vec4 reads) and shallow water at n <= 4; the explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
@@ -585,7 +585,8 @@ fn auto_blocks_what_each_backend_can_block() {
         (heat(2), SoftwareAdapter, Fused, 1),
         (heat(8), SoftwareAdapter, Fused, 1),
         (heat(32), SoftwareAdapter, Fused, 1),
-        (heat(64), SoftwareAdapter, Wafer, 1),
+        (heat(64), SoftwareAdapter, Fused, 1),
+        (heat(66), SoftwareAdapter, Wafer, 1),
         (swe.clone(), SoftwareAdapter, Fused, 1),
         (swe_at(8), SoftwareAdapter, Wafer, 1),
         (heat(8), Gpu, Fused, 5),

@@ -6,6 +6,7 @@ pub mod constants;
 mod context;
 mod copy;
 mod global;
+mod layout;
 mod profile;
 pub mod shaders;
 mod shard;

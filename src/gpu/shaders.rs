@@ -10,7 +10,7 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 26] = [
+const LIBRARY: [(&str, &str); 27] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -46,6 +46,10 @@ const LIBRARY: [(&str, &str); 26] = [
     (
         "rows3_block",
         include_str!("../../shaders/rows3_block.wgsl"),
+    ),
+    (
+        "wafer_direct_vec4",
+        include_str!("../../shaders/wafer_direct_vec4.wgsl"),
     ),
     (
         "cluster_pack",
@@ -192,6 +196,16 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> Str
         ),
         Driver::Point => compose(library("wafer_point_direct"), Some(&kernel)),
     }
+}
+
+/// The fused engine's direct reads of Rows3 stage `k` of `spec` by vec4s (entry
+/// `compute_direct_vec4`, padded SRAM rows), invocations walking `rows` rows.
+pub fn wafer_direct_vec4(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
+    let kernel = stage_kernel(spec, &spec.stages[k], pages);
+    compose(
+        library("wafer_direct_vec4"),
+        Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
+    )
 }
 
 /// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup and tiles
@@ -348,10 +362,19 @@ pub fn all() -> Vec<(String, String)> {
                 ]
                 .into_iter()
                 .chain(fused);
-                let vec4 = (stage.driver == Driver::Rows3).then(|| {
-                    let source = global_stage(spec, stage, pages, true);
-                    ("global_vec4".to_string(), source)
-                });
+                let vec4 = match stage.driver {
+                    Driver::Rows3 => vec![
+                        (
+                            "global_vec4".to_string(),
+                            global_stage(spec, stage, pages, true),
+                        ),
+                        (
+                            "direct_vec4".to_string(),
+                            wafer_direct_vec4(spec, k, pages, 3),
+                        ),
+                    ],
+                    Driver::Point => vec![],
+                };
                 for (engine, source) in variants.chain(vec4) {
                     shaders.push((format!("{engine}{tag}/{name}"), source));
                 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::constants;
 use super::context::{GpuContext, Pipeline};
+use super::layout::SramLayout;
 use super::shaders;
 use super::tuning::Tuning;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
@@ -18,8 +19,8 @@ use crate::Result;
 
 /// Spare cells after the last SRAM block of each field: a compute invocation reads whole
 /// windows of `BLOCK_COLS + 2` values, which for the last PE's last rows can reach past its
-/// block.
-const SRAM_TAIL: u32 = BLOCK_COLS + 2;
+/// block; whole vec4s, so that every plane starts on one.
+const SRAM_TAIL: u32 = (BLOCK_COLS + 2).next_multiple_of(4);
 
 /// Which PEs of each wafer a compute dispatch covers. Packages are packed from the edge
 /// (the top and right bands of PEs, `ceil(w/n)` wide), so a device that sends packages to
@@ -279,6 +280,8 @@ pub struct Shard {
     fields: usize,
     /// The wafers' SRAM, split into banks that each fit one storage binding.
     banks: Vec<Bank>,
+    /// How the banks lay out each PE's block.
+    layout: SramLayout,
     /// Ring buffers of every link of the cluster, by direction, then sending wafer.
     links: [wgpu::Buffer; 2],
     pack_up: Kernel,
@@ -333,6 +336,8 @@ impl Resources<'_> {
         all.extend([
             ("field", &self.sram[slots.cur]),
             ("x", &self.sram[slots.cur]),
+            ("x4", &self.sram[slots.cur]),
+            ("y4", &self.sram[slots.out]),
             ("x0", &self.sram[slots.base]),
             ("y", &self.sram[slots.out]),
             ("next", &self.sram[1 - slots.base]),
@@ -370,40 +375,6 @@ impl Shard {
             "a wafer of {}x{} PEs with n = {} and {fields} field(s)",
             g.pes_x, g.pes_y, g.n
         );
-        let adapter = &ctx.adapter.info.name;
-        let per_bank = wafers_per_bank((&what, adapter), g.sram_cells(), fields, max_binding)?;
-        let state = problem.initial_state();
-        let banks = (0..wafers.len())
-            .step_by(per_bank)
-            .map(|first| {
-                let mine = &wafers[first..(first + per_bank).min(wafers.len())];
-                let mut initial = vec![];
-                for field in &state {
-                    initial.extend(c.scatter(field, mine)?);
-                    initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
-                }
-                let sram = (0..StageSlots::count(stages))
-                    .map(|slot| ctx.storage_buffer(&format!("sram slot {slot}"), &initial))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Bank {
-                    first,
-                    count: mine.len(),
-                    plane: g.sram_cells() * mine.len() as u64 + SRAM_TAIL as u64,
-                    sram,
-                    ranges: Ranges::new(mine.len()),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        drop(state);
-        let link_buffer = |dir: Direction| {
-            let cells = c.count() * ring as usize * c.package_cells(dir) * fields;
-            let what = format!("the {} links of {} wafers", dir.name(), c.count());
-            ctx.check_binding(&what, cells as u64 * 4)?;
-            ctx.storage_buffer(&format!("{} links", dir.name()), &vec![0.0; cells])
-        };
-        let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
-        let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
-            .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let cap = tile_cap(ctx.tuning.tile_bytes);
         let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
         let plan = match (time_block > 1, block) {
@@ -420,6 +391,52 @@ impl Shard {
         let direct = fused && direct_reads(&ctx.tuning, spec, &g);
         let direct_band = if direct { direct_band(spec, &g) } else { 0 };
         let band = blocked.map_or(direct_band, |b| b.band);
+        // Heat's direct reads by blocks of 8 columns load vec4s where n allows.
+        let vec4 = direct
+            && blocked.is_none()
+            && band == 0
+            && ctx.tuning.direct_cols == BLOCK_COLS
+            && g.n.is_multiple_of(4);
+        let layout = match vec4 {
+            true => SramLayout::padded(&g),
+            false => SramLayout::table3(&g),
+        };
+        let adapter = &ctx.adapter.info.name;
+        let per_bank =
+            wafers_per_bank((&what, adapter), layout.wafer_cells(), fields, max_binding)?;
+        let state = problem.initial_state();
+        let banks = (0..wafers.len())
+            .step_by(per_bank)
+            .map(|first| {
+                let mine = &wafers[first..(first + per_bank).min(wafers.len())];
+                let mut initial = vec![];
+                let plane = layout.wafer_cells() * mine.len() as u64 + SRAM_TAIL as u64;
+                for field in &state {
+                    initial.extend(layout.lay_out(&c.scatter(field, mine)?));
+                    initial.resize(initial.len() + SRAM_TAIL as usize, 0.0);
+                }
+                let sram = (0..StageSlots::count(stages))
+                    .map(|slot| ctx.storage_buffer(&format!("sram slot {slot}"), &initial))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Bank {
+                    first,
+                    count: mine.len(),
+                    plane,
+                    sram,
+                    ranges: Ranges::new(mine.len()),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        drop(state);
+        let link_buffer = |dir: Direction| {
+            let cells = c.count() * ring as usize * c.package_cells(dir) * fields;
+            let what = format!("the {} links of {} wafers", dir.name(), c.count());
+            ctx.check_binding(&what, cells as u64 * 4)?;
+            ctx.storage_buffer(&format!("{} links", dir.name()), &vec![0.0; cells])
+        };
+        let links = [link_buffer(Direction::Right)?, link_buffer(Direction::Up)?];
+        let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
+            .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g, band);
         let period = lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
@@ -434,11 +451,17 @@ impl Shard {
                 let mut named = vec![
                     (
                         "wafer",
-                        ctx.uniform_buffer("wafer", &WaferUniform::new(problem, bank.plane, rows)),
+                        ctx.uniform_buffer(
+                            "wafer",
+                            &WaferUniform::new(problem, bank.plane, rows, &layout),
+                        ),
                     ),
                     (
                         "cluster",
-                        ctx.uniform_buffer("cluster", &ClusterUniform::new(&c, ring, fields)),
+                        ctx.uniform_buffer(
+                            "cluster",
+                            &ClusterUniform::new(&c, ring, fields, &layout),
+                        ),
                     ),
                     (
                         "wafer_ids",
@@ -523,9 +546,13 @@ impl Shard {
         let direct_stages = || {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
                 let rows = ctx.tuning.direct_rows;
-                let source = shaders::wafer_direct(spec, k, pages, rows);
+                let source = match vec4 {
+                    true => shaders::wafer_direct_vec4(spec, k, pages, rows),
+                    false => shaders::wafer_direct(spec, k, pages, rows),
+                };
                 let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
+                    _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Point, _) => ("compute_direct", glam::UVec2::ONE),
@@ -585,6 +612,9 @@ impl Shard {
             },
         };
         let mut engine = match (block, fused) {
+            _ if vec4 => {
+                "fused, reading the neighbours' cells and the links directly, by vec4s of padded SRAM rows".into()
+            }
             _ if direct && blocked.is_none() && band == 0 => {
                 "fused, reading the neighbours' cells and the links directly".into()
             }
@@ -662,6 +692,7 @@ impl Shard {
             stages,
             fields,
             banks,
+            layout,
             links,
             dispatch_stride,
             period,
@@ -747,10 +778,11 @@ impl Shard {
                             self.dispatch(pass, kernel, &mine, band);
                         }
                     }
+                    // The edges after the rest, whose vec4s also store their first columns.
+                    self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                     if let Some(edges) = self.remap.edges.get(k) {
                         self.dispatch(pass, edges, &mine, ALL_PES);
                     }
-                    self.dispatch(pass, direct, &mine, BEYOND_BANDS);
                 }
                 _ => {
                     let kernel = kernel.expect("direct reads run whole stages only (Part::All)");
@@ -829,14 +861,15 @@ impl Shard {
         (self.link_buffer(link.dir), slot * cells * 4, cells * 4)
     }
 
-    /// The raw SRAM of this device's wafers after `steps` whole steps, one vector per field.
+    /// The SRAM of this device's wafers after `steps` whole steps in Table 3's layout, one
+    /// vector per field.
     pub fn sram(&self, steps: u64) -> Result<Vec<Vec<f32>>> {
         let mut out = vec![vec![]; self.fields];
         for bank in &self.banks {
             let all: Vec<f32> = self.ctx.read_buffer(&bank.sram[StageSlots::state(steps)])?;
-            let cells = (self.cluster.wafer.sram_cells() * bank.count as u64) as usize;
+            let cells = (self.layout.wafer_cells() * bank.count as u64) as usize;
             for (field, plane) in out.iter_mut().zip(all.chunks(bank.plane as usize)) {
-                field.extend_from_slice(&plane[..cells]);
+                field.extend(self.layout.read_table3(&plane[..cells]));
             }
         }
         Ok(out)

@@ -2,6 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::layout::SramLayout;
 use crate::cluster::{ClusterGeometry, Direction};
 use crate::model::Problem;
 
@@ -25,12 +26,16 @@ pub struct WaferUniform {
     ny: u32,
     stages: u32,
     shift_per_step: u32,
+    pitch: u32,
+    column0: u32,
+    pad: [u32; 2],
     partial: [u32; 4],
 }
 
 impl WaferUniform {
-    /// The wafers of `problem` whose SRAM buffers hold `plane` cells per field.
-    pub fn new(problem: &Problem, plane: u64, rows_per_thread: u32) -> Self {
+    /// The wafers of `problem` whose SRAM buffers hold `plane` cells per field, their blocks
+    /// laid out as `layout` says.
+    pub fn new(problem: &Problem, plane: u64, rows_per_thread: u32, layout: &SramLayout) -> Self {
         let (g, spec) = (problem.cluster.wafer, problem.spec());
         let glam::UVec2 { x: nx, y: ny } = problem.geometry.global_size();
         let mut partial = [0; 4];
@@ -43,13 +48,16 @@ impl WaferUniform {
             n: g.n,
             w: g.w(),
             stride: g.stride(),
-            block: g.block_cells() as u32,
+            block: layout.block,
             rows_per_thread,
             plane: plane as u32,
             nx,
             ny,
             stages: spec.stages.len() as u32,
             shift_per_step: spec.shift_per_step(),
+            pitch: layout.pitch,
+            column0: layout.column0,
+            pad: [0; 2],
             partial,
         }
     }
@@ -93,7 +101,7 @@ pub struct ClusterUniform {
 }
 
 impl ClusterUniform {
-    pub fn new(c: &ClusterGeometry, ring: u32, fields: usize) -> Self {
+    pub fn new(c: &ClusterGeometry, ring: u32, fields: usize, layout: &SramLayout) -> Self {
         let glam::UVec2 {
             x: width,
             y: height,
@@ -106,7 +114,7 @@ impl ClusterUniform {
             ring,
             up_cells: c.package_cells(Direction::Up) as u32,
             right_cells: c.package_cells(Direction::Right) as u32,
-            wafer_cells: c.wafer.sram_cells() as u32,
+            wafer_cells: layout.wafer_cells() as u32,
             fields: fields as u32,
             pad: [0; 3],
         }
@@ -152,6 +160,8 @@ mod tests {
                     ("n", offset_of!(WaferUniform, n)),
                     ("plane", offset_of!(WaferUniform, plane)),
                     ("nx", offset_of!(WaferUniform, nx)),
+                    ("pitch", offset_of!(WaferUniform, pitch)),
+                    ("column0", offset_of!(WaferUniform, column0)),
                     ("partial", offset_of!(WaferUniform, partial)),
                 ],
             ),
