@@ -613,7 +613,8 @@ fn auto_blocks_what_each_backend_can_block() {
 /// State beyond one storage binding: with each buffer limited to one or two wafers' SRAM, the
 /// wafers of a device are split over several buffers (banks) and shallow water's constants
 /// over several bindings (pages); every kernel, with link delays, on one and two devices, on
-/// the explicit and the fused engine, equals the unsplit run bit for bit.
+/// the explicit and the fused engine (heat's vec4 reads with their padded rows too), equals
+/// the unsplit run bit for bit.
 #[test]
 fn state_split_over_several_bindings_equals_the_unsplit_run() {
     let Some(ctx) = common::gpu() else { return };
@@ -656,6 +657,34 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
             assert_same_bits(&mut banked, &mut whole, &[0, 3, 7], &what);
         }
     }
+    // Heat's vec4 reads (n = 4, blocks of 8 columns) store padded rows, 1.6x Table 3's
+    // cells: a binding that holds two Table 3 wafers holds one of them.
+    let problem = common::cluster_problem(KernelKind::Heat5, (3, 2), (3, 2), 4, 4)
+        .with_links(LinkConfig::uniform(2, 3))
+        .unwrap();
+    let tuned = ctx.retuned(Tuning {
+        direct_cols: 8,
+        ..ctx.tuning
+    });
+    let split = Placement {
+        max_binding: Some((2 * problem.cluster.wafer.sram_cells() + 16) * 4),
+        fused: true,
+        ..Placement::default()
+    };
+    let mut banked = GpuCluster::new(tuned.clone(), &problem, &split).unwrap();
+    assert!(
+        banked.describe().contains("by vec4s"),
+        "{}",
+        banked.describe()
+    );
+    assert_eq!(banked.banks(), 6);
+    let mut whole = GpuCluster::new(tuned, &problem, &placement(1)).unwrap();
+    assert_same_bits(
+        &mut banked,
+        &mut whole,
+        &[0, 3, 7],
+        "heat5 by vec4s, one wafer per buffer",
+    );
     let problem = common::cluster_problem(KernelKind::Heat5, (1, 1), (3, 2), 2, 4);
     let tiny = Placement {
         max_binding: Some(64),
