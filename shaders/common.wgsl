@@ -21,8 +21,11 @@ struct Wafer {
     ny: u32,
     stages: u32,     // stages per step
     shift_per_step: u32,
-    pitch: u32,      // SRAM cells from a block's row to the next: stride, or padded (src/gpu/layout.rs)
-    column0: u32,    // a block's first owned column: w, or padded
+    // Where the owned points lie (src/gpu/layout.rs): Table 3's blocks, or one dense grid.
+    pitch: u32,      // cells from an owned row to the next within a PE: stride, or the width
+    first: u32,      // a PE's first owned row and column within its block: w, or 0
+    pe_col: u32,     // cells from a PE's block to the next along x: block, or n
+    pe_row: u32,     // and along y: pes_x * block, or n * width
     partial: vec4<u32>, // translation after k < stages stages of a step
 }
 

@@ -2,10 +2,10 @@
 // The owned points of a wafer taken as one grid, as the fused engine's direct reads and the
 // links see them: frame point (x, y) is owned cell (y % n, x % n) of PE (x / n, y / n). Its
 // SRAM index (field 0, the wafer's first cell 0) is the offset of its row plus that of its
-// column; rows and columns are stepped PE by PE without a division. The block's layout
-// (`wafer.pitch`, `wafer.column0`) is Table 3's or its padded rows (src/gpu/layout.rs); the
-// shaders that address comm layers assume Table 3's. Reads `wafer`, which the importing shader
-// binds, and `dispatch`.
+// column; rows and columns are stepped PE by PE without a division. The layout (`wafer.pitch`,
+// `first`, `pe_col`, `pe_row`) is Table 3's or the dense grid of the direct reads
+// (src/gpu/layout.rs); the shaders that address comm layers assume Table 3's. Reads `wafer`,
+// which the importing shader binds, and `dispatch`.
 
 // An owned row or column: its SRAM offset and its index within its PE.
 struct Line {
@@ -15,12 +15,12 @@ struct Line {
 
 fn column_at(x: u32) -> Line {
     let n = wafer.n;
-    return Line(x / n * wafer.block + x % n + wafer.column0, x % n);
+    return Line(x / n * wafer.pe_col + x % n + wafer.first, x % n);
 }
 
 fn row_at(y: u32) -> Line {
     let n = wafer.n;
-    return Line(y / n * wafer.pes_x * wafer.block + (y % n + wafer.w) * wafer.pitch, y % n);
+    return Line(y / n * wafer.pe_row + (y % n + wafer.first) * wafer.pitch, y % n);
 }
 
 // The next line, `by` cells on within a PE, across to the next PE's first owned line at its
@@ -31,11 +31,11 @@ fn next_line(l: Line, by: u32, across: u32) -> Line {
 }
 
 fn column_after(l: Line) -> Line {
-    return next_line(l, 1u, wafer.block);
+    return next_line(l, 1u, wafer.pe_col);
 }
 
 fn row_after(l: Line) -> Line {
-    return next_line(l, wafer.pitch, wafer.pes_x * wafer.block);
+    return next_line(l, wafer.pitch, wafer.pe_row);
 }
 
 // Block `id` of `size` points of the owned grid of the dispatch's rectangle, the rectangle of

@@ -1,12 +1,12 @@
 // import links kernel rows3_block
-// The fused engine's direct reads of a Rows3 stage by vec4s, where the SRAM has padded rows
-// (src/gpu/layout.rs) and n is a multiple of 4: then the 4 owned columns of a PE row from any
-// multiple of 4 are one aligned vec4 (`compute_direct` in wafer_direct.wgsl loads scalars).
-// Each invocation takes BLOCK_COLS (8) columns of the owned points taken as one grid by
-// DIRECT_ROWS rows: per row three vec4 loads (the 4 columns left of the block and its two
-// halves) and two stores. The block at the wafer's first column has none left of it: it loads
-// its own first vec4 there and stores garbage in columns 0 and 1, which `compute_edges`,
-// dispatched after it, overwrites. Rows 0 and 1 are the edges' too.
+// The fused engine's direct reads of a Rows3 stage by vec4s, where the device keeps the owned
+// points as one dense grid per wafer (src/gpu/layout.rs) whose width is a multiple of 4: then
+// 4 columns from any multiple of 4 are one aligned vec4 (`compute_direct` in
+// wafer_direct.wgsl loads scalars). Each invocation takes BLOCK_COLS (8) columns by DIRECT_ROWS
+// rows: per row three vec4 loads (the 4 columns left of the block and its two halves) and two
+// stores. The block at the wafer's first column has none left of it: it loads its own first
+// vec4 there and stores garbage in columns 0 and 1, which `compute_edges`, dispatched after
+// it, overwrites. Rows 0 and 1 are the edges' too.
 
 @group(0) @binding(3) var<storage, read> x4: array<vec4<f32>>;
 @group(0) @binding(7) var<uniform> params: Params;

@@ -592,7 +592,8 @@ pub struct RunArgs {
     /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
     /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
     /// for every other kernel and n; on a CPU adapter such as lavapipe the direct reads for
-    /// single-stage kernels at n <= 32 and for shallow water at n <= 4; time blocks whenever
+    /// single-stage kernels at n <= 32 or wherever the wafer's width in points is a multiple
+    /// of 4, and for shallow water at n <= 4; time blocks whenever
     /// --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",

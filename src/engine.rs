@@ -225,22 +225,22 @@ impl Hardware {
     /// every `n` it does not block: on an H200 heat5 (8192^2) ran 2.2 / 1.9 / 1.35x the
     /// explicit wafer at n = 16 / 32 / 128 (1.7x the time blocks at n = 32), shallow water
     /// (4096^2) 1.37 / 1.28 / 1.07x at n = 8 / 32 / 128. On a CPU adapter single-stage
-    /// kernels up to n = 32 and at every n that is a multiple of 4 (whose vec4 reads ran heat5
-    /// 1.60 to 1.80x the explicit wafer at n = 64 and 128, heat9 1.48 to 1.56x; lavapipe,
-    /// 2048^2), and shallow water up to n = 4 (lavapipe, heat5 and heat9 at 2048^2 in four
-    /// runs, shallow water at 1024^2 in two, with scalar reads): against the explicit wafer
-    /// heat ran 8.6 to 9.0x at n = 2, 3.1 to 3.9x at n = 4, 1.85 to 1.95x at n = 8, 1.22 to
-    /// 1.33x at n = 16, 1.04 to 1.08x at n = 32 (0.95 to 0.98x at n = 64), and 1.5 to 2.1x its
-    /// time blocks of 5 at n = 2 and 4, 2.3 to 2.7x at n = 8 (as fast at n = 1, one run at
-    /// 1024^2); shallow water 2.4 to 2.6x at n = 2, 1.28x at n = 4, 0.93 to 0.99x at n = 8
-    /// and 32.
+    /// kernels up to n = 32, and above wherever the wafer's width is a multiple of 4 (vec4
+    /// reads of the dense grid: heat5 at 2048^2 ran 1.6 to 1.8x the explicit wafer at n = 64
+    /// and 128; up to n = 32, 1.9 to 31x), and shallow water up to n = 4 (lavapipe, heat5 and
+    /// heat9 at 2048^2 in four runs, shallow water at 1024^2 in two, before the dense grid):
+    /// against the explicit wafer heat ran 8.6 to 9.0x at n = 2, 3.1 to 3.9x at n = 4, 1.85
+    /// to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32 (0.95 to 0.98x at
+    /// n = 64), and 1.5 to 2.1x its time blocks of 5 at n = 2 and 4, 2.3 to 2.7x at n = 8 (as
+    /// fast at n = 1, one run at 1024^2); shallow water 2.4 to 2.6x at n = 2, 1.28x at n = 4,
+    /// 0.93 to 0.99x at n = 8 and 32.
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;
         match self {
             Self::Cpu => false,
             Self::Gpu => true,
             Self::SoftwareAdapter => match problem.spec().stages.len() {
-                1 => n <= 32 || n.is_multiple_of(4),
+                1 => n <= 32 || (problem.cluster.wafer.pes_x * n).is_multiple_of(4),
                 _ => n <= 4,
             },
         }

@@ -568,13 +568,16 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 
 /// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on a GPU only
 /// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 8; a GPU takes the
-/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 or n a
-/// multiple of 4 (vec4 reads) and shallow water at n <= 4; the explicit wafer otherwise.
+/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 or a
+/// wafer width that is a multiple of 4 (vec4 reads) and shallow water at n <= 4; the explicit
+/// wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
     use wafer_emu::engine::Hardware::{Cpu, Gpu, SoftwareAdapter};
     let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
+    // A wafer 15 x 66 = 990 points wide: no whole vec4s.
+    let odd = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (15, 15), n, 1);
     let swe_at = |n| common::swe_problem((1, 1), (16, 16), n, 1);
     let swe = swe_at(2);
     // Heat5's remaps reach 2 points: at n = 1 blocks of 15 leave none of 24 x 24 PEs clear of
@@ -586,7 +589,7 @@ fn auto_blocks_what_each_backend_can_block() {
         (heat(8), SoftwareAdapter, Fused, 1),
         (heat(32), SoftwareAdapter, Fused, 1),
         (heat(64), SoftwareAdapter, Fused, 1),
-        (heat(66), SoftwareAdapter, Wafer, 1),
+        (odd(66), SoftwareAdapter, Wafer, 1),
         (swe.clone(), SoftwareAdapter, Fused, 1),
         (swe_at(8), SoftwareAdapter, Wafer, 1),
         (heat(8), Gpu, Fused, 5),
@@ -657,8 +660,9 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
             assert_same_bits(&mut banked, &mut whole, &[0, 3, 7], &what);
         }
     }
-    // Heat's vec4 reads (n = 4, blocks of 8 columns) store padded rows, 1.6x Table 3's
-    // cells: a binding that holds two Table 3 wafers holds one of them.
+    // Heat's vec4 reads (n = 4, blocks of 8 columns) store a dense grid whose skewed rows
+    // make this small wafer 1.5x Table 3's cells: a binding that holds two Table 3 wafers
+    // holds one of them.
     let problem = common::cluster_problem(KernelKind::Heat5, (3, 2), (3, 2), 4, 4)
         .with_links(LinkConfig::uniform(2, 3))
         .unwrap();

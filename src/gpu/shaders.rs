@@ -199,7 +199,8 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> Str
 }
 
 /// The fused engine's direct reads of Rows3 stage `k` of `spec` by vec4s (entry
-/// `compute_direct_vec4`, padded SRAM rows), invocations walking `rows` rows.
+/// `compute_direct_vec4`, the dense grid of `src/gpu/layout.rs`), invocations walking `rows`
+/// rows.
 pub fn wafer_direct_vec4(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
     compose(

@@ -391,14 +391,13 @@ impl Shard {
         let direct = fused && direct_reads(&ctx.tuning, spec, &g);
         let direct_band = if direct { direct_band(spec, &g) } else { 0 };
         let band = blocked.map_or(direct_band, |b| b.band);
-        // Heat's direct reads by blocks of 8 columns load vec4s where n allows.
-        let vec4 = direct
-            && blocked.is_none()
-            && band == 0
-            && ctx.tuning.direct_cols == BLOCK_COLS
-            && g.n.is_multiple_of(4);
-        let layout = match vec4 {
-            true => SramLayout::padded(&g),
+        // Heat's direct reads by blocks of 8 columns, which read no comm layer, keep the owned
+        // points as one dense grid, and load vec4s where the wafer's width allows.
+        let dense =
+            direct && blocked.is_none() && band == 0 && ctx.tuning.direct_cols == BLOCK_COLS;
+        let vec4 = dense && (g.pes_x * g.n).is_multiple_of(4);
+        let layout = match dense {
+            true => SramLayout::dense(&g),
             false => SramLayout::table3(&g),
         };
         let adapter = &ctx.adapter.info.name;
@@ -612,9 +611,10 @@ impl Shard {
             },
         };
         let mut engine = match (block, fused) {
-            _ if vec4 => {
-                "fused, reading the neighbours' cells and the links directly, by vec4s of padded SRAM rows".into()
-            }
+            _ if dense => format!(
+                "fused, reading the neighbours' cells and the links directly, by {} of the owned points' dense grid",
+                if vec4 { "vec4s" } else { "values" }
+            ),
             _ if direct && blocked.is_none() && band == 0 => {
                 "fused, reading the neighbours' cells and the links directly".into()
             }

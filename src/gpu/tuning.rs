@@ -106,9 +106,9 @@ pub struct Tuning {
     /// 1.28 / 1.07x at n = 8 / 32 / 128.
     pub fused_direct: bool,
     /// Columns each direct-read invocation of a Rows3 stage computes: 8 (a rolling window of
-    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe; with n a
-    /// multiple of 4, by vec4s of padded SRAM rows, 1.55 to 1.77x the scalar reads at n = 4
-    /// to 128, heat5 2048^2) or 1
+    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe: the device then
+    /// keeps heat's owned points as one dense grid, read by vec4s where the wafer's width is
+    /// a multiple of 4, 1.6 to 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows).
     pub direct_cols: u32,

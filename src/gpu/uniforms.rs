@@ -27,8 +27,9 @@ pub struct WaferUniform {
     stages: u32,
     shift_per_step: u32,
     pitch: u32,
-    column0: u32,
-    pad: [u32; 2],
+    first: u32,
+    pe_col: u32,
+    pe_row: u32,
     partial: [u32; 4],
 }
 
@@ -56,8 +57,9 @@ impl WaferUniform {
             stages: spec.stages.len() as u32,
             shift_per_step: spec.shift_per_step(),
             pitch: layout.pitch,
-            column0: layout.column0,
-            pad: [0; 2],
+            first: layout.first,
+            pe_col: layout.pe_step.x,
+            pe_row: layout.pe_step.y,
             partial,
         }
     }
@@ -161,7 +163,7 @@ mod tests {
                     ("plane", offset_of!(WaferUniform, plane)),
                     ("nx", offset_of!(WaferUniform, nx)),
                     ("pitch", offset_of!(WaferUniform, pitch)),
-                    ("column0", offset_of!(WaferUniform, column0)),
+                    ("pe_row", offset_of!(WaferUniform, pe_row)),
                     ("partial", offset_of!(WaferUniform, partial)),
                 ],
             ),
