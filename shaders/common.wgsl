@@ -34,7 +34,11 @@ struct Grid {
     nx: u32,
     ny: u32,
     rows_per_thread: u32,
-    plane: u32,      // nx * ny: cells of one field
+    plane: u32,      // pitch * ny: cells of one field
+    pitch: u32,      // cells from a row to the next: nx, or more for the vec4 rows
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // Dispatches are 2D when one dimension would exceed the adapter's limit.

@@ -13,6 +13,11 @@ use crate::model::{Problem, Simulator};
 use crate::wafer::StageSlots;
 use crate::Result;
 
+/// Cells past the end of each row where the rows are vec4s (a multiple of 4, and of 32 so that
+/// a GPU's rows stay 128-byte aligned): rows a power of two apart share a CPU's cache sets,
+/// and a lavapipe invocation walks `global_rows` of them.
+const ROW_SKEW: u32 = 32;
+
 /// One stage: its pipeline, its bind groups at the remaps it runs (by remap modulo
 /// `2 * stages`) and its dispatch size.
 struct StageKernel {
@@ -26,6 +31,8 @@ pub struct GpuGlobal {
     spec: &'static KernelSpec,
     nx: u32,
     ny: u32,
+    /// Cells from a row to the next in the slots.
+    pitch: u32,
     slots: Vec<wgpu::Buffer>,
     stages: Vec<StageKernel>,
     remaps: u64,
@@ -37,20 +44,35 @@ impl GpuGlobal {
         let state = problem.initial_state();
         let (nx, ny) = (state[0].nx, state[0].ny);
         let points = nx as u64 * ny as u64;
+        let vec4_rows = nx.is_multiple_of(BLOCK_COLS);
+        let rows3 = spec.stages.iter().all(|s| s.driver == Driver::Rows3);
+        let pitch = if vec4_rows && rows3 {
+            nx + ROW_SKEW
+        } else {
+            nx
+        };
         ctx.check_binding(
             &format!("a {nx}x{ny} global grid of {} field(s)", state.len()),
-            points * state.len() as u64 * 4,
+            pitch as u64 * ny as u64 * state.len() as u64 * 4,
         )?;
-        let initial: Vec<f32> = state.iter().flat_map(|f| f.data.iter().copied()).collect();
+        let mut initial = vec![0.0; pitch as usize * ny as usize * state.len()];
+        for (rows, field) in initial
+            .chunks_exact_mut(pitch as usize)
+            .zip(state.iter().flat_map(|f| f.data.chunks_exact(nx as usize)))
+        {
+            rows[..nx as usize].copy_from_slice(field);
+        }
         let stages = spec.stages.len();
         let slots = (0..StageSlots::count(stages))
             .map(|slot| ctx.storage_buffer(&format!("global slot {slot}"), &initial))
             .collect::<Result<Vec<_>>>()?;
-        let grid = ctx.uniform_buffer("grid", &GridUniform::new(nx, ny, ctx.tuning.global_rows));
+        let grid = ctx.uniform_buffer(
+            "grid",
+            &GridUniform::new(nx, ny, pitch, ctx.tuning.global_rows),
+        );
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
-        let vec4_rows = nx.is_multiple_of(BLOCK_COLS);
         let kernels = spec
             .stages
             .iter()
@@ -98,6 +120,7 @@ impl GpuGlobal {
             spec,
             nx,
             ny,
+            pitch,
             slots,
             stages: kernels,
             remaps: 0,
@@ -131,14 +154,18 @@ impl Simulator for GpuGlobal {
         let data: Vec<f32> = self
             .ctx
             .read_buffer(&self.slots[StageSlots::state(self.step())])?;
-        let points = self.nx as usize * self.ny as usize;
+        let (nx, pitch) = (self.nx as usize, self.pitch as usize);
         Ok(data
-            .chunks(points)
+            .chunks(pitch * self.ny as usize)
             .take(self.spec.fields.len())
             .map(|plane| GlobalField {
                 nx: self.nx,
                 ny: self.ny,
-                data: plane.to_vec(),
+                data: plane
+                    .chunks(pitch)
+                    .flat_map(|row| &row[..nx])
+                    .copied()
+                    .collect(),
             })
             .collect())
     }

@@ -71,10 +71,13 @@ pub struct Tuning {
     /// coalesce, yet on an H200 they ran the explicit wafer 0.6 to 0.9x, heat5 8192^2).
     pub wafer_cols: u32,
     /// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group runs all its
-    /// rows before the next one starts, and 32 rows (34 read and 32 written, each on its own
-    /// page) outrun the hardware prefetcher's streams (0.29 to 0.34 of the copy ceiling
-    /// against 0.46 to 0.68 at 8 rows on lavapipe); on an H200, 8 rows ran as fast as 4 and
-    /// faster than 1, 2 or 16 (0.89 of its copy kernel against 0.75 / 0.75 / 0.89 / 0.85).
+    /// rows before the next one starts. With rows a power of two apart, 32 rows (each on its
+    /// own page, all in the same cache sets) ran at 0.29 to 0.34 of the copy ceiling against
+    /// 0.46 to 0.68 at 8 rows on lavapipe; since the vec4 rows are skewed
+    /// (`src/gpu/global.rs`), 64 rows ran 1.1 to 1.4x 8 (heat5 2048^2, three runs, noisy;
+    /// 0.65 to 0.75 of the copy kernel). On an H200, 8 rows ran as fast as 4 and faster than
+    /// 1, 2 or 16 (0.89 of its copy kernel against 0.75 / 0.75 / 0.89 / 0.85; before the
+    /// skew).
     pub global_rows: u32,
     /// Cells of a comm line (a strip's row or column) each sendrecv invocation copies, or
     /// `None`: a PE's whole comm layer. A GPU wants every cell in flight: one (one invocation
@@ -147,7 +150,7 @@ impl Tuning {
             tile_bytes: workgroup_bytes,
             wafer_rows: 32,
             wafer_cols: BLOCK_COLS,
-            global_rows: 8,
+            global_rows: 64,
             sendrecv_cells: None,
             copy: CopyOrder::Runs,
             fused_invocations: 64,
@@ -167,6 +170,7 @@ impl Tuning {
             wafer_rows: 1,
             sendrecv_cells: Some(1),
             copy: CopyOrder::Interleaved,
+            global_rows: 8,
             direct_cols: 1,
             direct_rows: 4,
             ..Self::cpu_adapter(workgroup_bytes)
@@ -296,7 +300,7 @@ mod tests {
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,block_rows=16"
         );
     }
 

@@ -73,15 +73,20 @@ pub struct GridUniform {
     ny: u32,
     rows_per_thread: u32,
     plane: u32,
+    pitch: u32,
+    pad: [u32; 3],
 }
 
 impl GridUniform {
-    pub fn new(nx: u32, ny: u32, rows_per_thread: u32) -> Self {
+    /// A grid of `nx x ny` points stored in rows `pitch` cells apart.
+    pub fn new(nx: u32, ny: u32, pitch: u32, rows_per_thread: u32) -> Self {
         Self {
             nx,
             ny,
             rows_per_thread,
-            plane: nx * ny,
+            plane: pitch * ny,
+            pitch,
+            pad: [0; 3],
         }
     }
 }
@@ -195,7 +200,10 @@ mod tests {
                 ),
                 "Grid",
                 size_of::<GridUniform>(),
-                vec![("plane", offset_of!(GridUniform, plane))],
+                vec![
+                    ("plane", offset_of!(GridUniform, plane)),
+                    ("pitch", offset_of!(GridUniform, pitch)),
+                ],
             ),
             (
                 point(KernelKind::Heat9),
