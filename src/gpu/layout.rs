@@ -23,8 +23,6 @@ pub struct SramLayout {
     pub first: u32,
     /// Cells from a PE's block to the next along x, and along y.
     pub pe_step: glam::UVec2,
-    /// Cells of Table 3's block (what the explicit engine's shaders address).
-    pub block: u32,
     dense: bool,
     g: WaferGeometry,
 }
@@ -37,7 +35,6 @@ impl SramLayout {
             pitch: g.stride(),
             first: g.w(),
             pe_step: glam::UVec2::new(block, block * g.pes_x),
-            block,
             dense: false,
             g: *g,
         }
@@ -50,7 +47,6 @@ impl SramLayout {
             pitch,
             first: 0,
             pe_step: glam::UVec2::new(g.n, g.n * pitch),
-            block: g.block_cells() as u32,
             dense: true,
             g: *g,
         }

@@ -185,28 +185,23 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 }
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
-/// stage also `compute_direct_columns` and `compute_edges`; a Rows3 stage's invocations walk
-/// `rows` rows).
-pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
+/// stage also `compute_direct_columns` and `compute_edges`, or with `vec4` only
+/// `compute_direct_vec4`, for the dense grid of `src/gpu/layout.rs`; a Rows3 stage's
+/// invocations walk `rows` rows).
+pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: bool) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
+    let rows3 = if vec4 {
+        "wafer_direct_vec4"
+    } else {
+        "wafer_direct"
+    };
     match spec.stages[k].driver {
         Driver::Rows3 => compose(
-            library("wafer_direct"),
+            library(rows3),
             Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
         ),
         Driver::Point => compose(library("wafer_point_direct"), Some(&kernel)),
     }
-}
-
-/// The fused engine's direct reads of Rows3 stage `k` of `spec` by vec4s (entry
-/// `compute_direct_vec4`, the dense grid of `src/gpu/layout.rs`), invocations walking `rows`
-/// rows.
-pub fn wafer_direct_vec4(spec: &KernelSpec, k: usize, pages: Pages, rows: u32) -> String {
-    let kernel = stage_kernel(spec, &spec.stages[k], pages);
-    compose(
-        library("wafer_direct_vec4"),
-        Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
-    )
 }
 
 /// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup and tiles
@@ -355,7 +350,7 @@ pub fn all() -> Vec<(String, String)> {
                 });
                 let variants = [
                     ("wafer".to_string(), wafer_stage(spec, stage, pages)),
-                    ("direct".to_string(), wafer_direct(spec, k, pages, 3)),
+                    ("direct".to_string(), wafer_direct(spec, k, pages, 3, false)),
                     (
                         "global".to_string(),
                         global_stage(spec, stage, pages, false),
@@ -371,7 +366,7 @@ pub fn all() -> Vec<(String, String)> {
                         ),
                         (
                             "direct_vec4".to_string(),
-                            wafer_direct_vec4(spec, k, pages, 3),
+                            wafer_direct(spec, k, pages, 3, true),
                         ),
                     ],
                     Driver::Point => vec![],

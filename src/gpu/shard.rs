@@ -545,10 +545,7 @@ impl Shard {
         let direct_stages = || {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
                 let rows = ctx.tuning.direct_rows;
-                let source = match vec4 {
-                    true => shaders::wafer_direct_vec4(spec, k, pages, rows),
-                    false => shaders::wafer_direct(spec, k, pages, rows),
-                };
+                let source = shaders::wafer_direct(spec, k, pages, rows, vec4);
                 let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
@@ -565,7 +562,7 @@ impl Shard {
             let size = g.global_size().as_u64vec2();
             let points = 2 * (size.x + size.y) - 4 + 1;
             let edge_kernel = |(k, stage): (usize, &Stage)| {
-                let source = shaders::wafer_direct(spec, k, pages, ctx.tuning.direct_rows);
+                let source = shaders::wafer_direct(spec, k, pages, ctx.tuning.direct_rows, false);
                 let label = format!("{} edges", stage.name);
                 let spread = Spread::Wafer(points);
                 build(&label, &source, "compute_edges", spread, Some(k))

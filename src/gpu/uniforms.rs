@@ -49,7 +49,7 @@ impl WaferUniform {
             n: g.n,
             w: g.w(),
             stride: g.stride(),
-            block: layout.block,
+            block: g.block_cells() as u32,
             rows_per_thread,
             plane: plane as u32,
             nx,
