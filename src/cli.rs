@@ -591,10 +591,10 @@ pub struct RunArgs {
     /// steps for heat5 and heat9 and of 9 for shallow water, shorter where the wafer is too
     /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
     /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
-    /// for every other kernel and n; on a CPU adapter such as lavapipe the direct reads for
-    /// single-stage kernels at n <= 32 or wherever the wafer's width in points is a multiple
-    /// of 4, and for shallow water at n <= 4; time blocks whenever
-    /// --time-block is given; the explicit wafer otherwise)
+    /// for every other kernel and n; on a CPU adapter such as lavapipe time blocks of 5 in
+    /// registers for single-stage kernels wherever the wafer's width in points is a multiple
+    /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at n <= 4;
+    /// time blocks whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",
         default_value = "auto",

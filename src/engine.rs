@@ -208,16 +208,18 @@ impl Hardware {
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
     /// `n`; on a GPU, with the fused engine's tiles, single-stage kernels up to n = 8 (heat5
     /// 8192^2 on an H200, 16 KiB tiles: 8.9 / 2.5x the explicit wafer at n = 2 / 8, and
-    /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); never on a
-    /// CPU adapter, whose fused engine's direct reads run faster without them
-    /// ([`Self::fuses`]).
+    /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); on a CPU
+    /// adapter single-stage kernels at every `n` where the wafer's width in points is a
+    /// multiple of 4, in registers over the dense grid ([`crate::gpu::RowBlock`]; heat5 2048^2
+    /// on lavapipe: 1.25 to 1.7x the direct reads without them at n = 2 to 128).
     pub fn blocks(self, problem: &Problem) -> bool {
-        let largest_n = match self {
-            Self::Cpu => return true,
-            Self::SoftwareAdapter => return false,
-            Self::Gpu => 8,
-        };
-        problem.spec().stages.len() == 1 && problem.cluster.wafer.n <= largest_n
+        let g = &problem.cluster.wafer;
+        let one_stage = problem.spec().stages.len() == 1;
+        match self {
+            Self::Cpu => true,
+            Self::SoftwareAdapter => one_stage && (g.pes_x * g.n).is_multiple_of(4),
+            Self::Gpu => one_stage && g.n <= 8,
+        }
     }
 
     /// Whether `auto` takes the fused engine without time blocks for `problem` (its direct
@@ -225,33 +227,35 @@ impl Hardware {
     /// every `n` it does not block: on an H200 heat5 (8192^2) ran 2.2 / 1.9 / 1.35x the
     /// explicit wafer at n = 16 / 32 / 128 (1.7x the time blocks at n = 32), shallow water
     /// (4096^2) 1.37 / 1.28 / 1.07x at n = 8 / 32 / 128. On a CPU adapter single-stage
-    /// kernels up to n = 32, and above wherever the wafer's width is a multiple of 4 (vec4
-    /// reads of the dense grid: heat5 at 2048^2 ran 1.6 to 1.8x the explicit wafer at n = 64
-    /// and 128; up to n = 32, 1.9 to 31x), and shallow water up to n = 4 (lavapipe, heat5 and
+    /// kernels up to n = 32 where it does not block them (a wafer whose width is no multiple
+    /// of 4: scalar reads of the dense grid), and shallow water up to n = 4 (lavapipe, heat5 and
     /// heat9 at 2048^2 in four runs, shallow water at 1024^2 in two, before the dense grid):
     /// against the explicit wafer heat ran 8.6 to 9.0x at n = 2, 3.1 to 3.9x at n = 4, 1.85
     /// to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32 (0.95 to 0.98x at
-    /// n = 64), and 1.5 to 2.1x its time blocks of 5 at n = 2 and 4, 2.3 to 2.7x at n = 8 (as
-    /// fast at n = 1, one run at 1024^2); shallow water 2.4 to 2.6x at n = 2, 1.28x at n = 4,
-    /// 0.93 to 0.99x at n = 8 and 32.
+    /// n = 64), and 1.5 to 2.1x its time blocks of 5 (in tiles) at n = 2 and 4, 2.3 to 2.7x
+    /// at n = 8 (as fast at n = 1, one run at 1024^2); shallow water 2.4 to 2.6x at n = 2,
+    /// 1.28x at n = 4, 0.93 to 0.99x at n = 8 and 32.
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;
         match self {
             Self::Cpu => false,
             Self::Gpu => true,
             Self::SoftwareAdapter => match problem.spec().stages.len() {
-                1 => n <= 32 || (problem.cluster.wafer.pes_x * n).is_multiple_of(4),
+                1 => n <= 32,
                 _ => n <= 4,
             },
         }
     }
 }
 
-/// Steps per time block that `auto` uses for `problem`: on an adapter 5 (the fastest of 3, 5
-/// and 9 on lavapipe); on the CPU backend 15 for one stage (heat5 and heat9 at n = 8, 32 and 128:
-/// 15 ran 3 to 22 % faster than 9 in 11 of 12 alternating pairs, 21 no faster than 15), else
-/// 9 (shallow water: 15 no faster; 9 ran 20 % faster than 5); shorter where the wafer has no
-/// PE clear of that block's link bands, none where it has none for any.
+/// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
+/// 9 of the tiles on lavapipe); on a CPU adapter 5 (in registers, heat5 2048^2 at n = 8: 7
+/// ran level with 5, 9 and 15 slower, one run each); on the CPU backend 15 for one stage
+/// (heat5 and heat9 at n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12
+/// alternating pairs, 21 no faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 %
+/// faster than 5); shorter where the wafer has no PE clear of that block's link bands (on a
+/// CPU adapter, bands whose width in points is a multiple of 4), none where it has none for
+/// any.
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
     let longest = match (hardware, spec.stages.len()) {
@@ -260,9 +264,13 @@ pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
         (Hardware::Cpu, _) => 9,
     };
     let wafer = &problem.cluster.wafer;
+    let fits = |k| match hardware {
+        Hardware::SoftwareAdapter => crate::gpu::RowBlock::plan(spec, wafer, k).is_ok(),
+        _ => crate::blocking::link_band(spec, wafer, k).is_ok(),
+    };
     crate::blocking::TIME_BLOCKS
         .into_iter()
-        .filter(|&k| k <= longest && crate::blocking::link_band(spec, wafer, k).is_ok())
+        .filter(|&k| k <= longest && fits(k))
         .max()
         .unwrap_or(1)
 }

@@ -639,10 +639,10 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
     );
 }
 
-/// `--engine auto` (the default) runs heat at small n on the fused engine, with time blocks
-/// on a GPU and with direct reads on a CPU adapter (by vec4s of the dense grid), bit for bit
-/// equal to the global kernel, and large n with direct reads on both
-/// (`auto_blocks_what_each_backend_can_block` checks the rule in between).
+/// `--engine auto` (the default) runs heat on the fused engine, bit for bit equal to the
+/// global kernel: at small n with time blocks, on a CPU adapter in registers over the dense
+/// grid, on a GPU in tiles; at large n with time blocks on a CPU adapter and direct reads on
+/// a GPU (`auto_blocks_what_each_backend_can_block` checks the rule in between).
 #[test]
 fn the_default_engine_fuses_small_n() {
     let Some(ctx) = common::gpu() else { return };
@@ -661,9 +661,9 @@ fn the_default_engine_fuses_small_n() {
         ])
     };
     let direct = "reading the neighbours' cells and the links directly";
-    let vec4 = "reading the neighbours' cells and the links directly, by vec4s";
+    let registers = "by vec4s of the owned points' dense grid; time blocks of";
     let (small, large) = match ctx.adapter.is_software() {
-        true => (vec4, vec4),
+        true => (registers, registers),
         false => ("time blocks of 5 steps", direct),
     };
     for (n, engine) in [("2", small), ("64", large)] {

@@ -331,6 +331,16 @@ fn time_blocks_equal_the_global_kernel() {
         ((1, 1), (11, 9), 1, 3, (0, 1), 1, None),
         ((1, 2), (3, 40), 33, 3, (1, 3), 1, Some(1)),
     ];
+    // Heat on wafers whose width is a multiple of 4, which a CPU adapter blocks in registers:
+    // the region's last block cut to 4 columns (24 - 12, 60 - 24 and 16 - 8 points), rows
+    // of several blocks (360), n = 1, wafers on two devices and one per buffer.
+    let registers = [
+        ((1, 1), (12, 9), 2, 5, (0, 2), 1, None),
+        ((2, 2), (6, 7), 4, 3, (1, 2), 2, Some(1)),
+        ((1, 1), (5, 30), 12, 7, (1, 1), 1, None),
+        ((3, 1), (16, 12), 1, 3, (2, 2), 1, None),
+        ((1, 2), (9, 8), 8, 9, (1, 3), 2, None),
+    ];
     // Blocks of 15 steps: heat only, as shallow water's 30-point reach leaves no span in
     // lavapipe's workgroup memory.
     let long = ((1, 1), (23, 19), 2, 15, (1, 2), 1, None);
@@ -340,8 +350,10 @@ fn time_blocks_equal_the_global_kernel() {
     };
     for kernel in KernelKind::ALL {
         let heat = kernel != KernelKind::Swe;
-        for &(wafers, pes, n, steps, (delay, capacity), devices, per_bank) in
-            cases.iter().chain(heat.then_some(&long))
+        for &(wafers, pes, n, steps, (delay, capacity), devices, per_bank) in cases
+            .iter()
+            .chain(heat.then_some(&long))
+            .chain(registers.iter().filter(|_| heat))
         {
             let problem = problem(kernel, wafers, pes, n, 5)
                 .with_links(LinkConfig::uniform(delay, capacity))
@@ -362,6 +374,12 @@ fn time_blocks_equal_the_global_kernel() {
             );
             assert!(
                 what.contains(&format!("time blocks of {steps} steps")),
+                "{what}"
+            );
+            let in_registers = ctx.adapter.is_software() && (pes.0 * n) % 4 == 0 && heat;
+            assert_eq!(
+                what.contains("carried in registers"),
+                in_registers,
                 "{what}"
             );
             let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
@@ -566,11 +584,12 @@ fn cpu_time_blocks_equal_the_global_kernel() {
     }
 }
 
-/// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), and on a GPU only
-/// the single-stage kernels (heat), with the fused engine (5 steps) at n <= 8; a GPU takes the
-/// fused engine without time blocks for the rest, a CPU adapter for heat at n <= 32 or a
-/// wafer width that is a multiple of 4 (vec4 reads) and shallow water at n <= 4; the explicit
-/// wafer otherwise.
+/// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), on a GPU only the
+/// single-stage kernels (heat), with the fused engine (5 steps) at n <= 8, and on a CPU
+/// adapter heat where the wafer's width is a multiple of 4 (5 steps in registers, where the
+/// bands, widened to whole vec4s, leave a region); a GPU takes the fused engine without time
+/// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at n <= 4; the
+/// explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
@@ -584,11 +603,14 @@ fn auto_blocks_what_each_backend_can_block() {
     // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
     for (problem, hardware, engine, steps) in [
-        (small(24), SoftwareAdapter, Fused, 1),
-        (heat(2), SoftwareAdapter, Fused, 1),
-        (heat(8), SoftwareAdapter, Fused, 1),
-        (heat(32), SoftwareAdapter, Fused, 1),
-        (heat(64), SoftwareAdapter, Fused, 1),
+        (small(24), SoftwareAdapter, Fused, 5),
+        (heat(2), SoftwareAdapter, Fused, 5),
+        (heat(8), SoftwareAdapter, Fused, 5),
+        (heat(32), SoftwareAdapter, Fused, 5),
+        (heat(64), SoftwareAdapter, Fused, 5),
+        // Bands of 8 points at n = 1 leave none of 8 x 8 PEs clear, though 6 would.
+        (small(8), SoftwareAdapter, Fused, 1),
+        (odd(3), SoftwareAdapter, Fused, 1),
         (odd(66), SoftwareAdapter, Wafer, 1),
         (swe.clone(), SoftwareAdapter, Fused, 1),
         (swe_at(8), SoftwareAdapter, Wafer, 1),

@@ -13,7 +13,7 @@ use crate::cpu::CpuCluster;
 use crate::engine::EngineRequest;
 use crate::gpu::{
     direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
-    Profile, TimeBlock,
+    Profile, TimeBlocks,
 };
 use crate::kernels::{Kernel, KernelKind, KernelOptions};
 use crate::model::{Problem, Simulator};
@@ -453,14 +453,7 @@ fn add_gpu_variants(
         })?;
         if time_block > 1 {
             let name = format!("{name}, time blocks of {time_block}");
-            let plan = match tile {
-                None => Err(format!(
-                    "time blocks need a fused tile, and n = {} leaves no room for one PE",
-                    g.n
-                )),
-                Some(_) => TimeBlock::plan(problem.spec(), &g, time_block, cap).map(|_| ()),
-            };
-            if let Err(why) = plan {
+            if let Err(why) = TimeBlocks::plan(&ctx.tuning, problem.spec(), &g, time_block) {
                 lineup.skipped.push((name, why));
                 continue;
             }

@@ -8,6 +8,7 @@ mod copy;
 mod global;
 mod layout;
 mod profile;
+mod row_blocks;
 pub mod shaders;
 mod shard;
 mod tuning;
@@ -21,5 +22,6 @@ pub use context::{
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
 pub use profile::{KernelTime, Profile, PROFILE_FEATURES};
-pub use shard::{direct_reads, fused_block, tile_cap, TimeBlock};
+pub use row_blocks::RowBlock;
+pub use shard::{direct_reads, fused_block, tile_cap, TimeBlock, TimeBlocks};
 pub use tuning::{CopyOrder, Tuning, TUNING_VAR};

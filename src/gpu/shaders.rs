@@ -5,12 +5,13 @@
 //! the names the shader gives them, never by hand-typed positions.
 
 use super::constants::Pages;
+use super::row_blocks::RowBlock;
 use super::shard::TimeBlock;
 use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 27] = [
+const LIBRARY: [(&str, &str); 28] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -50,6 +51,10 @@ const LIBRARY: [(&str, &str); 27] = [
     (
         "wafer_direct_vec4",
         include_str!("../../shaders/wafer_direct_vec4.wgsl"),
+    ),
+    (
+        "wafer_blocked_vec4",
+        include_str!("../../shaders/wafer_blocked_vec4.wgsl"),
     ),
     (
         "cluster_pack",
@@ -279,6 +284,18 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: 
     compose(library("fused_blocked"), Some(&kernel))
 }
 
+/// The fused engine's time blocks carried in registers (`src/gpu/row_blocks.rs`) of `spec`'s
+/// one Rows3 stage as `plan` lays them out, invocations walking `rows` rows of the region.
+pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> String {
+    let kernel = format!(
+        "{}\nconst DIRECT_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = {}u;\n{}",
+        spec.wgsl,
+        plan.steps,
+        plan.levels_wgsl()
+    );
+    compose(library("wafer_blocked_vec4"), Some(&kernel))
+}
+
 /// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
 /// multiple of `BLOCK_COLS`) loads and stores them in vec4s.
 pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages, vec4: bool) -> String {
@@ -378,6 +395,13 @@ pub fn all() -> Vec<(String, String)> {
         }
         let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
         let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
+        let rows = RowBlock::plan(spec, &g, 5).ok();
+        if let Some(rows) = rows.filter(|_| RowBlock::applies(&tunings[0].1, spec, &g)) {
+            shaders.push((
+                format!("row_blocked/{}", spec.name),
+                wafer_row_blocked(spec, &rows, 64),
+            ));
+        }
         for (shape, tuning) in &tunings {
             shaders.push((
                 format!("blocked{shape}/{}", spec.name),

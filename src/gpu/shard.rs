@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::layout::SramLayout;
+use super::row_blocks::RowBlock;
 use super::shaders;
 use super::tuning::Tuning;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
@@ -116,6 +117,52 @@ impl TimeBlock {
         match spec.stages[0].driver {
             Driver::Rows3 => BLOCK_COLS - 1,
             Driver::Point => 0,
+        }
+    }
+}
+
+/// How the fused engine blocks in time: tiles in workgroup memory over Table 3's layout, or
+/// rows carried in registers over the dense grid of heat's vec4 direct reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeBlocks {
+    Tiles(TimeBlock),
+    Rows(RowBlock),
+}
+
+impl TimeBlocks {
+    /// How the fused engine blocks `steps` steps of `spec` on `g` with `tuning`: in registers
+    /// where [`RowBlock::applies`], else in tiles; or why it cannot.
+    pub fn plan(
+        tuning: &Tuning,
+        spec: &KernelSpec,
+        g: &WaferGeometry,
+        steps: u32,
+    ) -> std::result::Result<Self, String> {
+        if RowBlock::applies(tuning, spec, g) {
+            return RowBlock::plan(spec, g, steps).map(Self::Rows);
+        }
+        let cap = tile_cap(tuning.tile_bytes);
+        match fused_block(g, spec.fields.len(), cap) {
+            None => Err(format!(
+                "they need a fused tile, and one PE of n = {} with its halo does not fit a workgroup's {cap} values",
+                g.n
+            )),
+            Some(_) => TimeBlock::plan(spec, g, steps, cap).map(Self::Tiles),
+        }
+    }
+
+    pub fn steps(&self) -> u32 {
+        match self {
+            Self::Tiles(b) => b.steps,
+            Self::Rows(b) => b.steps,
+        }
+    }
+
+    /// Width in PEs of the link bands, which step one remap at a time.
+    pub fn band(&self) -> u32 {
+        match self {
+            Self::Tiles(b) => b.band,
+            Self::Rows(b) => b.band,
         }
     }
 }
@@ -262,7 +309,9 @@ const RECTS: u64 = 7;
 /// the packing of its inner states.
 struct Blocking {
     remaps: u64,
-    region: Kernel,
+    /// The region's kernels: one of tiles; in registers, the blocks within, at the top and
+    /// at the right.
+    region: Vec<Kernel>,
     pack_up: Kernel,
     pack_right: Kernel,
 }
@@ -377,24 +426,23 @@ impl Shard {
         );
         let cap = tile_cap(ctx.tuning.tile_bytes);
         let block = fused.then(|| fused_block(&g, fields, cap)).flatten();
-        let plan = match (time_block > 1, block) {
+        let plan = match (time_block > 1, fused) {
             (false, _) => Ok(None),
-            (true, None) if !fused => Err("it needs the fused engine".to_string()),
-            (true, None) => Err(format!(
-                "they need a fused tile, and one PE of n = {} with its halo does not fit a workgroup's {cap} values",
-                g.n
-            )),
-            (true, Some(_)) => TimeBlock::plan(spec, &g, time_block, cap).map(Some),
+            (true, false) => Err("it needs the fused engine".to_string()),
+            (true, true) => TimeBlocks::plan(&ctx.tuning, spec, &g, time_block).map(Some),
         };
         let blocked = plan.clone().ok().flatten();
-        let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps));
+        let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps()));
         let direct = fused && direct_reads(&ctx.tuning, spec, &g);
         let direct_band = if direct { direct_band(spec, &g) } else { 0 };
-        let band = blocked.map_or(direct_band, |b| b.band);
+        let band = blocked.map_or(direct_band, |b| b.band());
+        let tiled = matches!(blocked, Some(TimeBlocks::Tiles(_)));
         // Heat's direct reads by blocks of 8 columns, which read no comm layer, keep the owned
-        // points as one dense grid, and load vec4s where the wafer's width allows.
-        let dense =
-            direct && blocked.is_none() && band == 0 && ctx.tuning.direct_cols == BLOCK_COLS;
+        // points as one dense grid, and load vec4s where the wafer's width allows; their time
+        // blocks, in registers, too.
+        let dense = direct
+            && ctx.tuning.direct_cols == BLOCK_COLS
+            && (matches!(blocked, Some(TimeBlocks::Rows(_))) || (blocked.is_none() && band == 0));
         let vec4 = dense && (g.pes_x * g.n).is_multiple_of(4);
         let layout = match dense {
             true => SramLayout::dense(&g),
@@ -476,11 +524,12 @@ impl Shard {
                     ),
                 ];
                 let strips = blocking::strip_cells(c.wafer_points(), g.w());
-                let history = bank.count * fields * remaps as usize * strips;
+                // And a spare last cell, where register blocks store what they keep nowhere.
+                let history = bank.count * fields * remaps as usize * strips + 1;
                 ctx.check_binding("the time blocks' strip history", history as u64 * 4)?;
                 named.push((
                     "history",
-                    ctx.storage_buffer("history", &vec![0.0; history.max(1)])?,
+                    ctx.storage_buffer("history", &vec![0.0; history])?,
                 ));
                 named.extend(consts.iter().cloned());
                 Ok(Resources {
@@ -584,7 +633,8 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(tiled_kernel).collect()
         };
-        let remap = match (block, blocked.is_some() || !direct) {
+        let explicit_bands = band > 0 && !dense;
+        let remap = match (block, tiled || !direct) {
             (Some(block), true) => Remap {
                 receive: Some(tick()),
                 stages: tiled_stages(block),
@@ -593,11 +643,19 @@ impl Shard {
                 band_receive: None,
             },
             (_, false) => Remap {
-                receive: (band > 0).then(tick),
-                stages: if band > 0 { explicit_stages() } else { vec![] },
+                receive: explicit_bands.then(tick),
+                stages: if explicit_bands {
+                    explicit_stages()
+                } else {
+                    vec![]
+                },
                 direct: direct_stages(),
-                edges: if band == 0 { edge_stages() } else { vec![] },
-                band_receive: (band > 0).then(|| sendrecv(false)),
+                edges: if explicit_bands {
+                    vec![]
+                } else {
+                    edge_stages()
+                },
+                band_receive: explicit_bands.then(|| sendrecv(false)),
             },
             (None, true) => Remap {
                 receive: Some(sendrecv(true)),
@@ -630,9 +688,13 @@ impl Shard {
             (None, false) => "explicit sendrecv and compute".into(),
         };
         engine += &match &plan {
-            Ok(Some(b)) => format!(
+            Ok(Some(TimeBlocks::Tiles(b))) => format!(
                 "; time blocks of {} steps beyond {}-PE link bands, spans of {}x{} points",
                 b.steps, b.band, b.span.x, b.span.y
+            ),
+            Ok(Some(TimeBlocks::Rows(b))) => format!(
+                "; time blocks of {} steps beyond {}-PE link bands, carried in registers",
+                b.steps, b.band
             ),
             Ok(None) => String::new(),
             Err(why) => format!("; no time blocks of {time_block} steps: {why}"),
@@ -658,20 +720,34 @@ impl Shard {
             )
         };
         let (pack_up, pack_right) = packs(false);
+        let region = |plan| match plan {
+            TimeBlocks::Tiles(plan) => {
+                let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
+                let spans =
+                    spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
+                let source = shaders::wafer_blocked(spec, &plan, pages, &ctx.tuning);
+                let spread = Spread::Wafer(spans * super::context::WORKGROUP as u64);
+                vec![build("time block", &source, "compute", spread, Some(0))]
+            }
+            TimeBlocks::Rows(plan) => {
+                let rows = ctx.tuning.direct_rows;
+                let source = shaders::wafer_row_blocked(spec, &plan, rows);
+                let spread = Spread::Points(glam::UVec2::new(BLOCK_COLS, rows));
+                let entries = [
+                    ("time block", "compute_blocked"),
+                    ("time block top", "compute_blocked_top"),
+                    ("time block right", "compute_blocked_right"),
+                ];
+                entries
+                    .map(|(label, entry)| build(label, &source, entry, spread, Some(0)))
+                    .into()
+            }
+        };
         let blocking = blocked.map(|plan| {
-            let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
-            let spans = spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
-            let source = shaders::wafer_blocked(spec, &plan, pages, &ctx.tuning);
             let (pack_up, pack_right) = packs(true);
             Blocking {
                 remaps: remaps as u64,
-                region: build(
-                    "time block",
-                    &source,
-                    "compute",
-                    Spread::Wafer(spans * super::context::WORKGROUP as u64),
-                    Some(0),
-                ),
+                region: region(plan),
                 pack_up,
                 pack_right,
             }
@@ -753,7 +829,9 @@ impl Shard {
             Part::BlockStart | Part::LinkBands => &[LEFT_LINK_BAND, LOW_LINK_BAND],
         };
         if let (Part::BlockStart, Some(b)) = (part, &self.blocking) {
-            self.dispatch(pass, &b.region, items, BEYOND_BANDS);
+            for region in &b.region {
+                self.dispatch(pass, region, items, BEYOND_BANDS);
+            }
         }
         for k in 0..self.stages {
             let mine: Vec<(usize, u64)> = items
@@ -765,21 +843,27 @@ impl Shard {
                 continue;
             }
             let kernel = self.remap.stages.get(k);
-            match self.remap.direct.get(k) {
-                Some(direct) if part == Part::All => {
-                    for band in [LEFT_LINK_BAND, LOW_LINK_BAND] {
-                        if let Some(receive) = &self.remap.band_receive {
-                            self.dispatch(pass, receive, &mine, band);
-                        }
-                        if let Some(kernel) = kernel {
+            match (self.remap.direct.get(k), kernel) {
+                (Some(direct), _) if part == Part::All => {
+                    let mut rest = ALL_PES;
+                    if let Some(kernel) = kernel {
+                        for band in [LEFT_LINK_BAND, LOW_LINK_BAND] {
+                            if let Some(receive) = &self.remap.band_receive {
+                                self.dispatch(pass, receive, &mine, band);
+                            }
                             self.dispatch(pass, kernel, &mine, band);
                         }
+                        rest = BEYOND_BANDS;
                     }
-                    // The edges after the rest, whose vec4s also store their first columns.
-                    self.dispatch(pass, direct, &mine, BEYOND_BANDS);
-                    if let Some(edges) = self.remap.edges.get(k) {
-                        self.dispatch(pass, edges, &mine, ALL_PES);
+                    self.dispatch(pass, direct, &mine, rest);
+                    self.edges(pass, k, &mine);
+                }
+                // The link bands of register time blocks, by direct reads.
+                (Some(direct), None) => {
+                    for &rect in rects {
+                        self.dispatch(pass, direct, &mine, rect);
                     }
+                    self.edges(pass, k, &mine);
                 }
                 _ => {
                     let kernel = kernel.expect("direct reads run whole stages only (Part::All)");
@@ -788,6 +872,14 @@ impl Shard {
                     }
                 }
             }
+        }
+    }
+
+    /// The points of stage `k` within reach of the wafer's low edges, where the direct reads
+    /// have them, after the rest (whose vec4s also store the first columns).
+    fn edges(&self, pass: &mut wgpu::ComputePass<'_>, k: usize, items: &[(usize, u64)]) {
+        if let Some(edges) = self.remap.edges.get(k) {
+            self.dispatch(pass, edges, items, ALL_PES);
         }
     }
 

@@ -1,0 +1,164 @@
+//! Time blocks carried in registers, over the dense grid of heat's direct reads
+//! (`src/gpu/layout.rs`), where a workgroup tile would live in workgroup memory, which
+//! lavapipe reads through per-lane loops ([`super::TimeBlock`]). An invocation takes 8 columns
+//! of the region beyond the link bands by `DIRECT_ROWS` rows (`shaders/wafer_blocked_vec4.wgsl`)
+//! and walks its rows upwards from `2 K` rows below them: each row it loads is level 0, and
+//! since output point `(c, r)` of a remap reads the points `c - 2 .. c`, `r - 2 .. r`, level
+//! `l`'s row `r` follows at once from level `l - 1`'s rows `r - 2 .. r`, over the
+//! `8 + 2 (K - l)` columns that level `K`'s 8 still need. Each level keeps its last two rows;
+//! the generated code ([`RowBlock::levels_wgsl`]) names every value, so that they stay in
+//! registers (arrays of this size end up in memory on llvmpipe).
+
+use super::tuning::Tuning;
+use super::uniforms::BLOCK_COLS;
+use crate::blocking;
+use crate::kernels::{Driver, KernelSpec};
+use crate::wafer::WaferGeometry;
+
+/// Columns a remap's window reaches left of (and rows below) its output point.
+const REACH: u32 = 2;
+
+/// Time blocks of `steps` steps carried in registers beyond link bands `band` PEs wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowBlock {
+    pub steps: u32,
+    pub band: u32,
+}
+
+impl RowBlock {
+    /// Whether the fused engine blocks `spec` on `g` this way with `tuning`: heat's direct
+    /// reads by vec4s of the dense grid (one Rows3 stage of one field, blocks of 8 columns, a
+    /// wafer whose width is a multiple of 4).
+    pub fn applies(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> bool {
+        super::direct_reads(tuning, spec, g)
+            && tuning.direct_cols == BLOCK_COLS
+            && spec.stages.len() == 1
+            && spec.fields.len() == 1
+            && spec.stages[0].driver == Driver::Rows3
+            && (g.pes_x * g.n).is_multiple_of(4)
+    }
+
+    /// The blocking of `steps` steps on `g`: the link bands as [`blocking::link_band`] has
+    /// them, widened until the region starts on a whole vec4; or why the wafer has no region.
+    pub fn plan(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<Self, String> {
+        let mut band = blocking::link_band(spec, g, steps)?;
+        while !(band * g.n).is_multiple_of(4) {
+            band += 1;
+        }
+        if band >= g.pes_x || band >= g.pes_y {
+            return Err(format!(
+                "no PE of the {}x{} wafer lies clear of {band}-PE link bands, whose width in points is a multiple of 4",
+                g.pes_x, g.pes_y
+            ));
+        }
+        Ok(Self { steps, band })
+    }
+
+    /// Values level `l` keeps per row.
+    fn width(&self, l: u32) -> u32 {
+        BLOCK_COLS + REACH * (self.steps - l)
+    }
+
+    /// Columns loaded left of the block: the reach, rounded up to whole vec4s.
+    fn lead(&self) -> u32 {
+        (REACH * self.steps).next_multiple_of(4)
+    }
+
+    /// The generated WGSL of the levels: `LEAD_QUADS`; the private values `a{l}_{i}` and
+    /// `b{l}_{i}`, the last two rows of levels 0 to K - 1 (column `i` of the level's own);
+    /// `advance_levels` (loads a row, computes every level's row, returns level K's 8 values);
+    /// `keep_right` (the right strip's 2 cells of every inner state of the row just computed)
+    /// and `keep_top` (the top strip's inner states, after the last row; its first `cols`
+    /// columns, the others to `trash`).
+    pub fn levels_wgsl(&self) -> String {
+        let k = self.steps;
+        let quads = self.lead() / 4;
+        let mut s = format!("const LEAD_QUADS: u32 = {quads}u;\n");
+        for l in 0..k {
+            for i in 0..self.width(l) {
+                s += &format!("var<private> a{l}_{i}: f32;\nvar<private> b{l}_{i}: f32;\n");
+            }
+        }
+        s += "fn advance_levels(row: u32, q: Quads) -> array<f32, 8> {\n";
+        for quad in 0..quads {
+            s += &format!("    let q{quad} = x4[row + q.mid - {}u];\n", quads - quad);
+        }
+        s += &format!("    let q{quads} = x4[row + q.mid];\n");
+        s += &format!("    let q{} = x4[row + q.right];\n", quads + 1);
+        let drop = self.lead() - REACH * k;
+        for i in 0..self.width(0) {
+            let c = i + drop;
+            let lane = ["x", "y", "z", "w"][(c % 4) as usize];
+            s += &format!("    let v0_{i} = q{}.{lane};\n", c / 4);
+        }
+        for l in 1..=k {
+            let p = l - 1;
+            let row =
+                |r: &str, i: u32| format!("vec3({r}{p}_{i}, {r}{p}_{}, {r}{p}_{})", i + 1, i + 2);
+            for i in 0..self.width(l) {
+                s += &format!(
+                    "    let v{l}_{i} = stencil_point(params, {}, {}, {});\n",
+                    row("a", i),
+                    row("b", i),
+                    row("v", i)
+                );
+            }
+            for i in 0..self.width(p) {
+                s += &format!("    a{p}_{i} = b{p}_{i};\n    b{p}_{i} = v{p}_{i};\n");
+            }
+        }
+        let out: Vec<String> = (0..BLOCK_COLS).map(|i| format!("v{k}_{i}")).collect();
+        s += &format!("    return array<f32, 8>({});\n}}\n", out.join(", "));
+        // Level j's value at block column c, in the row last computed (b) or the one before.
+        let value = |row: &str, j: u32, c: u32| format!("{row}{j}_{}", c + REACH * (k - j));
+        s += "fn keep_right(at: u32, stride: u32, from_6: bool) {\n";
+        for j in 1..k {
+            for dx in 0..2 {
+                s += &format!(
+                    "    history[at + {j}u * stride + {dx}u] = select({}, {}, from_6);\n",
+                    value("b", j, 2 + dx),
+                    value("b", j, 6 + dx)
+                );
+            }
+        }
+        s += "}\nfn keep_top(at: u32, stride: u32, width: u32, trash: u32, cols: u32) {\n";
+        for j in 1..k {
+            for c in 0..BLOCK_COLS {
+                let at = format!("select(trash, at + {j}u * stride + {c}u, {c}u < cols)");
+                s += &format!("    history[{at}] = {};\n", value("a", j, c));
+                let at = format!("select(trash, at + {j}u * stride + width + {c}u, {c}u < cols)");
+                s += &format!("    history[{at}] = {};\n", value("b", j, c));
+            }
+        }
+        s += "}\n";
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::KernelKind;
+
+    #[test]
+    fn bands_widen_until_the_region_starts_on_a_whole_vec4() {
+        let spec = KernelKind::Heat5.spec();
+        // n, steps, band: 5 steps reach 10 points, 5 PEs of 2 (10) widen to 6 (12).
+        for (n, steps, band) in [
+            (2, 5, 6),
+            (2, 3, 4),
+            (4, 3, 2),
+            (8, 7, 2),
+            (16, 5, 1),
+            (1, 3, 8),
+        ] {
+            let g = WaferGeometry::new(20, 20, n, spec.comm_width).unwrap();
+            let plan = RowBlock::plan(spec, &g, steps).unwrap();
+            assert_eq!(plan.band, band, "n = {n}, {steps} steps");
+            assert!((plan.band * n).is_multiple_of(4) && plan.band * n >= REACH * steps);
+        }
+        let g = WaferGeometry::new(7, 20, 1, spec.comm_width).unwrap();
+        let err = RowBlock::plan(spec, &g, 3).unwrap_err();
+        assert!(err.contains("7x20 wafer") && err.contains("8-PE"), "{err}");
+    }
+}
