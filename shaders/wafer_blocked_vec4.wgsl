@@ -7,11 +7,23 @@
 // reads left of its own lie in the region or the bands, all at the block's first state.
 // The blocks at the wafer's right and top edges also keep the right and top strips of every
 // inner state in `history`, for the packages: each kind of block is its own entry point
-// (`compute_blocked`, `compute_blocked_top`, `compute_blocked_right`), dispatched over the
-// same blocks, as a store under a branch around a row loop crashes lavapipe's compiler
-// (SIGSEGV), and stores aimed at one spare cell by the other blocks ran them 2x slower.
+// (`compute_blocked` over every block, `compute_blocked_top` over the top row of blocks,
+// `compute_blocked_right` over the right column), as a store under a branch around a row loop
+// crashes lavapipe's compiler (SIGSEGV), and stores aimed at one spare cell by the other
+// blocks ran them 2x slower.
 
 @group(0) @binding(9) var<storage, read_write> history: array<f32>;
+
+// Block `id` of the top row of blocks of the dispatch's rectangle (`along_top`) or of its right
+// column, of each of its wafers in turn (as `grid_block` numbers them).
+fn edge_block(id: u32, along_top: bool) -> GridBlock {
+    let size = vec2(BLOCK_COLS, DIRECT_ROWS);
+    let blocks = ((dispatch.pes.zw - dispatch.pes.xy) * wafer.n + size - 1u) / size;
+    let count = select(blocks.y, blocks.x, along_top);
+    let i = id % count;
+    let item = select((i + 1u) * blocks.x - 1u, (blocks.y - 1u) * blocks.x + i, along_top);
+    return grid_block(id / count * blocks.x * blocks.y + item, size);
+}
 
 // A block's wafer size, the end of its rows, its vec4s, its wafer's first vec4, its columns.
 struct Walk {
@@ -81,7 +93,7 @@ fn compute_blocked(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
 
 @compute @workgroup_size(64)
 fn compute_blocked_top(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS));
+    let b = edge_block(linear_id(gid, groups), true);
     let w = walk_of(b);
     if !has_points(b, w) || at_right(b, w) || w.y1 != w.size.y {
         return;
@@ -96,7 +108,7 @@ fn compute_blocked_top(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
 
 @compute @workgroup_size(64)
 fn compute_blocked_right(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS));
+    let b = edge_block(linear_id(gid, groups), false);
     let w = walk_of(b);
     if !has_points(b, w) || !at_right(b, w) {
         return;
