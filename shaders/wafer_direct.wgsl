@@ -20,13 +20,15 @@ fn fetch_row3(local: u32, fx: i32, fy: i32) -> vec3<f32> {
     return vec3(fetch(local, 0u, fx, fy), fetch(local, 0u, fx + 1, fy), fetch(local, 0u, fx + 2, fy));
 }
 
-// One invocation per point within 2 of the wafer's low edges (its first two rows, then the
-// first two columns above them), and one more per wafer for its clock tick (the fused engine
-// has no sendrecv to keep it), for a dispatch over the whole wafer.
+// One invocation per point within 2 of the wafer's low edges (its first EDGE_ROWS rows, 2 or
+// none where the vec4 reads take them, then the first two columns above them), and one more
+// per wafer for its clock tick (the fused engine has no sendrecv to keep it), for a dispatch
+// over the whole wafer.
 @compute @workgroup_size(64)
 fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = dispatch.pes.zw * wafer.n;
-    let points = 2u * size.x + 2u * (size.y - 2u);
+    let rows = EDGE_ROWS * size.x;
+    let points = rows + 2u * (size.y - EDGE_ROWS);
     let item = split_id(linear_id(gid, groups), points + 1u);
     if item.x >= dispatch.first + dispatch.count {
         return;
@@ -36,8 +38,8 @@ fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
         return;
     }
-    let j = i - 2u * size.x;
-    let p = select(vec2(j % 2u, 2u + j / 2u), vec2(i % size.x, i / size.x), i < 2u * size.x);
+    let j = i - rows;
+    let p = select(vec2(j % 2u, EDGE_ROWS + j / 2u), vec2(i % size.x, i / size.x), i < rows);
     let f = vec2<i32>(p) - 2;
     let local = item.x;
     y[owned_index(local, p.x, p.y)] = stencil_point(params, fetch_row3(local, f.x, f.y), fetch_row3(local, f.x, f.y + 1), fetch_row3(local, f.x, f.y + 2));

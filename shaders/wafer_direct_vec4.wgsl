@@ -6,9 +6,11 @@
 // rows: per row three vec4 loads (the 4 columns left of the block and its two halves) and two
 // stores. The block at the wafer's first column has none left of it: it loads its own first
 // vec4 there and stores garbage in columns 0 and 1, which `compute_edges`, dispatched after
-// it, overwrites. Rows 0 and 1 are the edges' too.
+// it, overwrites. The blocks at row 0 read the two rows below it from the up link that the
+// wafer below sent.
 
 @group(0) @binding(3) var<storage, read> x4: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> up_links: array<f32>;
 @group(0) @binding(7) var<uniform> params: Params;
 @group(0) @binding(8) var<storage, read_write> y4: array<vec4<f32>>;
 
@@ -34,29 +36,52 @@ fn load_window(row: u32, q: Quads) -> Window {
     return Window(l.z, l.w, m.x, m.y, m.z, m.w, r.x, r.y, r.z, r.w);
 }
 
+// A window row below the wafer, from its row in an up package from `at` on (columns past the
+// wafer's edges clamped: their results are overwritten or never stored).
+fn link_window(at: u32, c0: u32) -> Window {
+    let last = i32(cluster.width) - 1;
+    let c = i32(c0);
+    return Window(up_links[at + u32(clamp(c - 2, 0, last))], up_links[at + u32(clamp(c - 1, 0, last))],
+        up_links[at + c0], up_links[at + u32(min(c + 1, last))], up_links[at + u32(min(c + 2, last))],
+        up_links[at + u32(min(c + 3, last))], up_links[at + u32(min(c + 4, last))],
+        up_links[at + u32(min(c + 5, last))], up_links[at + u32(min(c + 6, last))],
+        up_links[at + u32(min(c + 7, last))]);
+}
+
+// `t` where `cond`, else `f`.
+fn pick(f: Window, t: Window, cond: bool) -> Window {
+    return Window(select(f.v0, t.v0, cond), select(f.v1, t.v1, cond), select(f.v2, t.v2, cond),
+        select(f.v3, t.v3, cond), select(f.v4, t.v4, cond), select(f.v5, t.v5, cond),
+        select(f.v6, t.v6, cond), select(f.v7, t.v7, cond), select(f.v8, t.v8, cond),
+        select(f.v9, t.v9, cond));
+}
+
 @compute @workgroup_size(64)
 fn compute_direct_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS));
     let size = dispatch.pes.zw * wafer.n;
-    let y0 = max(b.at.y, 2u);
     let y1 = min(b.at.y + DIRECT_ROWS, size.y);
-    if b.local >= dispatch.first + dispatch.count || b.at.x >= size.x || y0 >= y1 {
+    if b.local >= dispatch.first + dispatch.count || b.at.x >= size.x || b.at.y >= y1 {
         return;
     }
     let q = quads(b.at.x, size.x);
     let base = b.local * cluster.wafer_cells / 4u;
-    var r = row_at(y0 - 2u);
-    var below = load_window(base + r.cell / 4u, q);
-    r = row_after(r);
-    var mid = load_window(base + r.cell / 4u, q);
-    for (var i = y0; i < y1; i++) {
-        r = row_after(r);
+    // The rows below the block, from the link at row 0 (selected, not branched: a branch here
+    // crashed lavapipe's compiler).
+    let link = slot_base(below(wafer_ids[b.local]), cluster.up_cells, 0u);
+    let y = max(b.at.y, 2u);
+    let at_0 = b.at.y == 0u;
+    var lower = pick(load_window(base + row_at(y - 2u).cell / 4u, q), link_window(link, b.at.x), at_0);
+    var mid = pick(load_window(base + row_at(y - 1u).cell / 4u, q), link_window(link + cluster.width, b.at.x), at_0);
+    var r = row_at(b.at.y);
+    for (var i = b.at.y; i < y1; i++) {
         let row = base + r.cell / 4u;
         let above = load_window(row, q);
-        let fresh = update_block(params, below, mid, above);
+        let fresh = update_block(params, lower, mid, above);
         y4[row + q.right] = vec4(fresh[4], fresh[5], fresh[6], fresh[7]);
         y4[row + q.mid] = vec4(fresh[0], fresh[1], fresh[2], fresh[3]);
-        below = mid;
+        lower = mid;
         mid = above;
+        r = row_after(r);
     }
 }

@@ -190,23 +190,36 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 }
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
-/// stage also `compute_direct_columns` and `compute_edges`, or with `vec4` only
-/// `compute_direct_vec4`, for the dense grid of `src/gpu/layout.rs`; a Rows3 stage's
-/// invocations walk `rows` rows).
+/// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4`, for the
+/// dense grid of `src/gpu/layout.rs`; a Rows3 stage's invocations walk `rows` rows).
 pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: bool) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
-    let rows3 = if vec4 {
-        "wafer_direct_vec4"
-    } else {
-        "wafer_direct"
-    };
-    match spec.stages[k].driver {
-        Driver::Rows3 => compose(
-            library(rows3),
+    match (spec.stages[k].driver, vec4) {
+        (Driver::Rows3, true) => compose(
+            library("wafer_direct_vec4"),
             Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
         ),
-        Driver::Point => compose(library("wafer_point_direct"), Some(&kernel)),
+        (Driver::Rows3, false) => rows3_direct(&kernel, rows, 2),
+        (Driver::Point, _) => compose(library("wafer_point_direct"), Some(&kernel)),
     }
+}
+
+/// `compute_edges` of Rows3 stage `k` of `spec`: the points within 2 of the wafer's low
+/// edges, less its first two rows where the `vec4` reads take them.
+pub fn wafer_edges(spec: &KernelSpec, k: usize, pages: Pages, vec4: bool) -> String {
+    let kernel = stage_kernel(spec, &spec.stages[k], pages);
+    rows3_direct(&kernel, 1, if vec4 { 0 } else { 2 })
+}
+
+/// `shaders/wafer_direct.wgsl` with `kernel`, its invocations walking `rows` rows, its edges
+/// `edge_rows` rows.
+fn rows3_direct(kernel: &str, rows: u32, edge_rows: u32) -> String {
+    let consts =
+        format!("const DIRECT_ROWS: u32 = {rows}u;\nconst EDGE_ROWS: u32 = {edge_rows}u;\n");
+    compose(
+        library("wafer_direct"),
+        Some(&format!("{kernel}\n{consts}")),
+    )
 }
 
 /// The fused engine's stage `k` of `spec` with blocks of `block` PEs per workgroup and tiles
@@ -385,6 +398,7 @@ pub fn all() -> Vec<(String, String)> {
                             "direct_vec4".to_string(),
                             wafer_direct(spec, k, pages, 3, true),
                         ),
+                        ("edges_vec4".to_string(), wafer_edges(spec, k, pages, true)),
                     ],
                     Driver::Point => vec![],
                 };

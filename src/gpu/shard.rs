@@ -611,12 +611,14 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
         };
-        // The points within 2 of the wafer's low edges, of each Rows3 stage, and the tick.
+        // The points within 2 of the wafer's low edges (less the first two rows, which vec4
+        // reads take), of each Rows3 stage, and the tick.
         let edge_stages = || {
             let size = g.global_size().as_u64vec2();
-            let points = 2 * (size.x + size.y) - 4 + 1;
+            let rows = if vec4 { 0 } else { 2 };
+            let points = rows * size.x + 2 * (size.y - rows) + 1;
             let edge_kernel = |(k, stage): (usize, &Stage)| {
-                let source = shaders::wafer_direct(spec, k, pages, ctx.tuning.direct_rows, false);
+                let source = shaders::wafer_edges(spec, k, pages, vec4);
                 let label = format!("{} edges", stage.name);
                 let spread = Spread::Wafer(points);
                 build(&label, &source, "compute_edges", spread, Some(k))
