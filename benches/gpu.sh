@@ -14,8 +14,9 @@
 #                                 under each WAFER_EMU_TUNING override listed (no rebuild);
 #                                 the shapes not yet measured on a GPU: fused_invocations=128
 #                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
-#                                 direct_cols=8 (vec4 reads, padded SRAM rows, where n is a
-#                                 multiple of 4) with direct_rows=4 to 32
+#                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
+#                                 time blocks of 5 in registers, src/gpu/row_blocks.rs) with
+#                                 direct_rows=4 to 64
 #
 # The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is
