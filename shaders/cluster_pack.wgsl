@@ -3,8 +3,8 @@
 // package.rs holds the CPU twins): `pack_up` copies the top strip (frame rows [H-w, H), all
 // W columns); `pack_right` copies the right strip (frame rows [-w, H), columns [W-w, W)),
 // whose first w rows, the corner, are forwarded from the up package that came from below.
-// FROM_HISTORY (composed in) packs an inner state of a time block: the points of the
-// dispatch's PE rectangle (the blocked region) come from `history`.
+// FROM_HISTORY (composed in) packs an inner state of a time block: the points of the blocked
+// region (from REGION_START on, both ways) come from `history`.
 
 @group(0) @binding(3) var<storage, read> field: array<f32>;
 @group(0) @binding(4) var<storage, read_write> up_links: array<f32>;
@@ -13,8 +13,7 @@
 
 // Field f at frame point (x, y) of wafer `local` in the state being packed.
 fn strip_value(local: u32, f: u32, x: u32, y: u32) -> f32 {
-    let start = dispatch.pes.xy * wafer.n;
-    if FROM_HISTORY && x >= start.x && y >= start.y {
+    if FROM_HISTORY && x >= REGION_START && y >= REGION_START {
         let j = dispatch.step % TIME_BLOCK;
         return history[history_index(local, f, j, x, y, cluster.fields, cluster.width, cluster.height)];
     }

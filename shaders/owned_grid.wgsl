@@ -48,10 +48,14 @@ struct GridBlock {
 }
 
 fn grid_block(id: u32, size: vec2<u32>) -> GridBlock {
-    let rect = dispatch.pes;
-    let blocks = (vec2(rect.z - rect.x, rect.w - rect.y) * wafer.n + size - 1u) / size;
+    return points_block(id, size, dispatch.pes.xy * wafer.n, dispatch.pes.zw * wafer.n);
+}
+
+// Block `id` of `size` points of the points [first, end) of each wafer of the dispatch in turn.
+fn points_block(id: u32, size: vec2<u32>, first: vec2<u32>, end: vec2<u32>) -> GridBlock {
+    let blocks = (end - first + size - 1u) / size;
     let per_wafer = blocks.x * blocks.y;
     let item = id % per_wafer;
-    let at = rect.xy * wafer.n + vec2(item % blocks.x, item / blocks.x) * size;
+    let at = first + vec2(item % blocks.x, item / blocks.x) * size;
     return GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
 }

@@ -1,10 +1,12 @@
 // import wafer_direct_vec4 time_block
 // The fused engine's time blocks carried in registers (src/gpu/row_blocks.rs), over the dense
 // grid where heat's direct reads load vec4s: an invocation advances BLOCK_COLS columns by
-// DIRECT_ROWS rows of the region beyond the link bands TIME_BLOCK steps, from the block's first
-// state (`x4`) to its last (`y4`, the SRAM slot of the state an odd number of steps on). It
-// first walks the 2 TIME_BLOCK rows below its own, whose levels its rows read; the columns it
-// reads left of its own lie in the region or the bands, all at the block's first state.
+// DIRECT_ROWS rows of the region (the points from REGION_START on, both ways, beyond the link
+// bands) TIME_BLOCK steps, from the block's first state (`x4`) to its last (`y4`, the SRAM
+// slot of the state an odd number of steps on). It first walks the 2 TIME_BLOCK rows below its
+// own, whose levels its rows read; the columns it reads left of its own lie in the region or
+// the bands, all at the block's first state. `compute_bands` steps the bands one remap at a
+// time, BAND_ROWS rows per invocation.
 // The blocks at the wafer's right and top edges also keep the right and top strips of every
 // inner state in `history`, for the packages: each kind of block is its own entry point
 // (`compute_blocked` over every block, `compute_blocked_top` over the top row of blocks,
@@ -14,15 +16,24 @@
 
 @group(0) @binding(9) var<storage, read_write> history: array<f32>;
 
-// Block `id` of the top row of blocks of the dispatch's rectangle (`along_top`) or of its right
-// column, of each of its wafers in turn (as `grid_block` numbers them).
+fn wafer_size() -> vec2<u32> {
+    return vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
+}
+
+// Block `id` of the region of each wafer of the dispatch in turn.
+fn region_block(id: u32) -> GridBlock {
+    return points_block(id, vec2(BLOCK_COLS, DIRECT_ROWS), vec2(REGION_START), wafer_size());
+}
+
+// Block `id` of the top row of the region's blocks (`along_top`) or of its right column, of
+// each wafer of the dispatch in turn.
 fn edge_block(id: u32, along_top: bool) -> GridBlock {
     let size = vec2(BLOCK_COLS, DIRECT_ROWS);
-    let blocks = ((dispatch.pes.zw - dispatch.pes.xy) * wafer.n + size - 1u) / size;
+    let blocks = (wafer_size() - REGION_START + size - 1u) / size;
     let count = select(blocks.y, blocks.x, along_top);
     let i = id % count;
     let item = select((i + 1u) * blocks.x - 1u, (blocks.y - 1u) * blocks.x + i, along_top);
-    return grid_block(id / count * blocks.x * blocks.y + item, size);
+    return region_block(id / count * blocks.x * blocks.y + item);
 }
 
 // A block's wafer size, the end of its rows, its vec4s, its wafer's first vec4, its columns.
@@ -35,7 +46,7 @@ struct Walk {
 }
 
 fn walk_of(b: GridBlock) -> Walk {
-    let size = dispatch.pes.zw * wafer.n;
+    let size = wafer_size();
     let y1 = min(b.at.y + DIRECT_ROWS, size.y);
     let cols = min(size.x - min(b.at.x, size.x), BLOCK_COLS);
     return Walk(size, y1, quads(b.at.x, size.x), b.local * cluster.wafer_cells / 4u, cols);
@@ -79,7 +90,7 @@ fn stride() -> u32 {
 
 @compute @workgroup_size(64)
 fn compute_blocked(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS));
+    let b = region_block(linear_id(gid, groups));
     let w = walk_of(b);
     if !has_points(b, w) || at_right(b, w) || w.y1 == w.size.y {
         return;
@@ -124,4 +135,28 @@ fn compute_blocked_right(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
     let trash = arrayLength(&history) - 1u;
     let cols = select(0u, w.cols, w.y1 == w.size.y);
     keep_top(strip_at(b, b.at.x, w.size.y - 2u), stride(), cluster.width, trash, cols);
+}
+
+// Block `id` of the link bands of each wafer of the dispatch in turn: the left band (columns
+// up to REGION_START), then the low band right of it (rows up to REGION_START), with the end of
+// its band's columns and rows.
+@compute @workgroup_size(64)
+fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let size = vec2(BLOCK_COLS, BAND_ROWS);
+    let all = wafer_size();
+    let left_end = vec2(REGION_START, all.y);
+    let left = (left_end + size - 1u) / size;
+    let low = (all - vec2(REGION_START, all.y - REGION_START) + size - 1u) / size;
+    let lefts = left.x * left.y;
+    let per_wafer = lefts + low.x * low.y;
+    let id = linear_id(gid, groups);
+    let item = id % per_wafer;
+    let in_left = item < lefts;
+    let i = select(item - lefts, item, in_left);
+    let blocks = select(low, left, in_left);
+    let first = select(vec2(REGION_START, 0u), vec2(0u), in_left);
+    let end = select(vec2(all.x, REGION_START), left_end, in_left);
+    let at = first + vec2(i % blocks.x, i / blocks.x) * size;
+    let b = GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
+    direct_rows(b, min(at.y + BAND_ROWS, end.y), end.x);
 }

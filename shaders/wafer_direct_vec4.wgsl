@@ -59,12 +59,15 @@ fn pick(f: Window, t: Window, cond: bool) -> Window {
 @compute @workgroup_size(64)
 fn compute_direct_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS));
-    let size = dispatch.pes.zw * wafer.n;
-    let y1 = min(b.at.y + DIRECT_ROWS, size.y);
-    if b.local >= dispatch.first + dispatch.count || b.at.x >= size.x || b.at.y >= y1 {
+    direct_rows(b, min(b.at.y + DIRECT_ROWS, dispatch.pes.w * wafer.n), dispatch.pes.z * wafer.n);
+}
+
+// The block's rows to `y1`, in a rectangle whose columns end at `x1`.
+fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
+    if b.local >= dispatch.first + dispatch.count || b.at.x >= x1 || b.at.y >= y1 {
         return;
     }
-    let q = quads(b.at.x, size.x);
+    let q = quads(b.at.x, x1);
     let base = b.local * cluster.wafer_cells / 4u;
     // The rows below the block, from the link at row 0 (selected, not branched: a branch here
     // crashed lavapipe's compiler).

@@ -331,15 +331,17 @@ fn time_blocks_equal_the_global_kernel() {
         ((1, 1), (11, 9), 1, 3, (0, 1), 1, None),
         ((1, 2), (3, 40), 33, 3, (1, 3), 1, Some(1)),
     ];
-    // Heat on wafers whose width is a multiple of 4, which a CPU adapter blocks in registers:
-    // the region's last block cut to 4 columns (24 - 12, 60 - 24 and 16 - 8 points), rows
-    // of several blocks (360), n = 1, wafers on two devices and one per buffer.
+    // Heat on wafers whose width is a multiple of 4, which a CPU adapter blocks in registers
+    // beyond bands whose width in points is one: the region's last block cut to 4 columns
+    // (24 - 12, 60 - 16, 72 - 20 and 128 - 20 points), rows of several blocks (360), bands
+    // inside the first PE (n = 32), n = 1, wafers on two devices and one per buffer.
     let registers = [
         ((1, 1), (12, 9), 2, 5, (0, 2), 1, None),
         ((2, 2), (6, 7), 4, 3, (1, 2), 2, Some(1)),
         ((1, 1), (5, 30), 12, 7, (1, 1), 1, None),
         ((3, 1), (16, 12), 1, 3, (2, 2), 1, None),
         ((1, 2), (9, 8), 8, 9, (1, 3), 2, None),
+        ((2, 1), (4, 3), 32, 9, (1, 2), 1, None),
     ];
     // Blocks of 15 steps: heat only, as shallow water's 30-point reach leaves no span in
     // lavapipe's workgroup memory.
@@ -412,7 +414,11 @@ fn time_blocks_equal_the_global_kernel() {
         ..placement(1)
     };
     let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
-    let why = "no PE of the 4x40 wafer lies 6 points clear";
+    // Tiles cut their bands in PEs, register blocks (a CPU adapter's) in points.
+    let why = match ctx.adapter.is_software() {
+        true => "no point of the 4x40-point wafer lies clear of 8-point link bands",
+        false => "no PE of the 4x40 wafer lies 6 points clear",
+    };
     assert!(engine.describe().contains(why), "{}", engine.describe());
     let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
     assert_same_bits(&mut engine, &mut global, &[5], why);
@@ -587,7 +593,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 /// `auto` blocks every kernel in time on the CPU backend (9 or 15 steps), on a GPU only the
 /// single-stage kernels (heat), with the fused engine (5 steps) at n <= 8, and on a CPU
 /// adapter heat where the wafer's width is a multiple of 4 (5 steps in registers, where the
-/// bands, widened to whole vec4s, leave a region); a GPU takes the fused engine without time
+/// bands, in whole vec4s of points, leave a region); a GPU takes the fused engine without time
 /// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at n <= 4; the
 /// explicit wafer otherwise.
 #[test]

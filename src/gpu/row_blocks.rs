@@ -7,7 +7,9 @@
 //! `l`'s row `r` follows at once from level `l - 1`'s rows `r - 2 .. r`, over the
 //! `8 + 2 (K - l)` columns that level `K`'s 8 still need. Each level keeps its last two rows;
 //! the generated code ([`RowBlock::levels_wgsl`]) names every value, so that they stay in
-//! registers (arrays of this size end up in memory on llvmpipe).
+//! registers (arrays of this size end up in memory on llvmpipe). The link bands are cut in
+//! points, not PEs: as wide as the block's remaps reach, rounded up to whole vec4s, and stepped
+//! one remap at a time by the direct reads (`compute_bands`).
 
 use super::tuning::Tuning;
 use super::uniforms::BLOCK_COLS;
@@ -18,12 +20,18 @@ use crate::wafer::WaferGeometry;
 /// Columns a remap's window reaches left of (and rows below) its output point.
 const REACH: u32 = 2;
 
-/// Time blocks of `steps` steps carried in registers beyond link bands `band` PEs wide.
+/// Time blocks of `steps` steps carried in registers beyond link bands `band` points wide
+/// (whatever the PEs: the region starts at point `(band, band)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowBlock {
     pub steps: u32,
     pub band: u32,
 }
+
+/// Rows an invocation of the link bands' direct reads walks: the bands are 8 to 44 points
+/// wide, and with the region's 64 rows a band 16 points wide took one or two workgroups
+/// (0.57 against 0.35 ms per step, heat5 2048^2 at n = 8 on lavapipe).
+pub const BAND_ROWS: u32 = 8;
 
 impl RowBlock {
     /// Whether the fused engine blocks `spec` on `g` this way with `tuning`: heat's direct
@@ -38,20 +46,35 @@ impl RowBlock {
             && (g.pes_x * g.n).is_multiple_of(4)
     }
 
-    /// The blocking of `steps` steps on `g`: the link bands as [`blocking::link_band`] has
-    /// them, widened until the region starts on a whole vec4; or why the wafer has no region.
+    /// The blocking of `steps` steps on `g`: link bands as wide as the block's remaps reach
+    /// ([`blocking::remaps`] times `w`), rounded up to whole vec4s; or why the wafer has no
+    /// region.
     pub fn plan(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<Self, String> {
-        let mut band = blocking::link_band(spec, g, steps)?;
-        while !(band * g.n).is_multiple_of(4) {
-            band += 1;
-        }
-        if band >= g.pes_x || band >= g.pes_y {
+        let band = (blocking::remaps(spec, steps) * g.w()).next_multiple_of(4);
+        let size = g.global_size();
+        if band >= size.x || band >= size.y {
             return Err(format!(
-                "no PE of the {}x{} wafer lies clear of {band}-PE link bands, whose width in points is a multiple of 4",
-                g.pes_x, g.pes_y
+                "no point of the {}x{}-point wafer lies clear of {band}-point link bands",
+                size.x, size.y
             ));
         }
         Ok(Self { steps, band })
+    }
+
+    /// Blocks per wafer of the region (`compute_blocked`), of its top row and its right
+    /// column, for invocations that walk `rows` rows; and of the bands (`compute_bands`).
+    pub fn blocks(&self, g: &WaferGeometry, rows: u32) -> (u64, u64, u64, u64) {
+        let count = |points: glam::UVec2, rows: u32| {
+            (
+                points.x.div_ceil(BLOCK_COLS) as u64,
+                points.y.div_ceil(rows) as u64,
+            )
+        };
+        let size = g.global_size();
+        let (x, y) = count(size - self.band, rows);
+        let left = count(glam::UVec2::new(self.band, size.y), BAND_ROWS);
+        let low = count(glam::UVec2::new(size.x - self.band, self.band), BAND_ROWS);
+        (x * y, x, y, left.0 * left.1 + low.0 * low.1)
     }
 
     /// Values level `l` keeps per row.
@@ -141,24 +164,20 @@ mod tests {
     use crate::kernels::KernelKind;
 
     #[test]
-    fn bands_widen_until_the_region_starts_on_a_whole_vec4() {
+    fn bands_reach_as_far_as_the_remaps_in_whole_vec4s() {
         let spec = KernelKind::Heat5.spec();
-        // n, steps, band: 5 steps reach 10 points, 5 PEs of 2 (10) widen to 6 (12).
-        for (n, steps, band) in [
-            (2, 5, 6),
-            (2, 3, 4),
-            (4, 3, 2),
-            (8, 7, 2),
-            (16, 5, 1),
-            (1, 3, 8),
-        ] {
-            let g = WaferGeometry::new(20, 20, n, spec.comm_width).unwrap();
-            let plan = RowBlock::plan(spec, &g, steps).unwrap();
-            assert_eq!(plan.band, band, "n = {n}, {steps} steps");
-            assert!((plan.band * n).is_multiple_of(4) && plan.band * n >= REACH * steps);
+        // steps, band: 3 steps reach 6 points, widened to 8; 5 reach 10, widened to 12.
+        for (steps, band) in [(3, 8), (5, 12), (7, 16), (9, 20), (15, 32), (21, 44)] {
+            for n in [1, 2, 7, 16] {
+                let g = WaferGeometry::new(48, 48, n, spec.comm_width).unwrap();
+                assert_eq!(RowBlock::plan(spec, &g, steps).unwrap().band, band);
+            }
         }
-        let g = WaferGeometry::new(7, 20, 1, spec.comm_width).unwrap();
-        let err = RowBlock::plan(spec, &g, 3).unwrap_err();
-        assert!(err.contains("7x20 wafer") && err.contains("8-PE"), "{err}");
+        let g = WaferGeometry::new(12, 20, 1, spec.comm_width).unwrap();
+        let err = RowBlock::plan(spec, &g, 5).unwrap_err();
+        assert!(
+            err.contains("12x20-point wafer") && err.contains("12-point"),
+            "{err}"
+        );
     }
 }

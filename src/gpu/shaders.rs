@@ -157,10 +157,14 @@ pub fn cluster_sendrecv(cells: u32, keeps_clock: bool) -> String {
 }
 
 /// Packing the packages into the links, with time blocks of `remaps` remaps; of an inner
-/// state of a block (its blocked region from the history) when `inner`.
-pub fn cluster_pack(remaps: u32, inner: bool) -> String {
-    let consts =
-        format!("const TIME_BLOCK: u32 = {remaps}u;\nconst FROM_HISTORY: bool = {inner};\n");
+/// state of a block when the blocked `region` starts at that point along x and y (its points
+/// from the history).
+pub fn cluster_pack(remaps: u32, region: Option<u32>) -> String {
+    let consts = format!(
+        "const TIME_BLOCK: u32 = {remaps}u;\nconst FROM_HISTORY: bool = {};\nconst REGION_START: u32 = {}u;\n",
+        region.is_some(),
+        region.unwrap_or(0)
+    );
     compose(library("cluster_pack"), Some(&consts))
 }
 
@@ -301,9 +305,11 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: 
 /// one Rows3 stage as `plan` lays them out, invocations walking `rows` rows of the region.
 pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> String {
     let kernel = format!(
-        "{}\nconst DIRECT_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = {}u;\n{}",
+        "{}\nconst DIRECT_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = {}u;\nconst REGION_START: u32 = {}u;\nconst BAND_ROWS: u32 = {}u;\n{}",
         spec.wgsl,
         plan.steps,
+        plan.band,
+        super::row_blocks::BAND_ROWS,
         plan.levels_wgsl()
     );
     compose(library("wafer_blocked_vec4"), Some(&kernel))
@@ -347,8 +353,8 @@ pub fn all() -> Vec<(String, String)> {
             "cluster_sendrecv_bands".to_string(),
             cluster_sendrecv(3, false),
         ),
-        ("cluster_pack".to_string(), cluster_pack(1, false)),
-        ("cluster_pack_inner".to_string(), cluster_pack(3, true)),
+        ("cluster_pack".to_string(), cluster_pack(1, None)),
+        ("cluster_pack_inner".to_string(), cluster_pack(3, Some(8))),
         ("copy".to_string(), copy()),
         ("clocks".to_string(), clocks()),
     ];

@@ -37,11 +37,6 @@ pub enum Part {
     LinkBands,
 }
 
-/// Rows an invocation of the direct reads walks on the link bands of register time blocks:
-/// bands 8 to 16 points wide ran 0.57 ms per step on lavapipe with the region's 64 rows, a
-/// workgroup or two for the left band (heat5 2048^2, n = 8).
-const BAND_ROWS: u32 = 8;
-
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
 /// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
 /// band, the low band right of it, and the region beyond them.
@@ -163,10 +158,19 @@ impl TimeBlocks {
         }
     }
 
-    /// Width in PEs of the link bands, which step one remap at a time.
+    /// Width in PEs of the link bands that the dispatch table's rectangles cut (those of
+    /// tiles; register blocks cut theirs in points).
     pub fn band(&self) -> u32 {
         match self {
             Self::Tiles(b) => b.band,
+            Self::Rows(_) => 0,
+        }
+    }
+
+    /// Where the blocked region starts along x and y, in points.
+    pub fn region_start(&self, g: &WaferGeometry) -> u32 {
+        match self {
+            Self::Tiles(b) => b.band * g.n,
             Self::Rows(b) => b.band,
         }
     }
@@ -317,6 +321,8 @@ struct Blocking {
     /// The region's kernels: one of tiles; in registers, the blocks within, at the top and
     /// at the right.
     region: Vec<Kernel>,
+    /// In registers, the link bands' direct reads (tiles step the bands with the stages).
+    bands: Option<Kernel>,
     pack_up: Kernel,
     pack_right: Kernel,
 }
@@ -655,11 +661,10 @@ impl Shard {
             },
             (_, false) => Remap {
                 receive: explicit_bands.then(tick),
-                stages: match (explicit_bands, band > 0) {
-                    (true, _) => explicit_stages(),
-                    // The link bands of register time blocks: few points, in many invocations.
-                    (false, true) => direct_stages(BAND_ROWS),
-                    (false, false) => vec![],
+                stages: if explicit_bands {
+                    explicit_stages()
+                } else {
+                    vec![]
                 },
                 direct: direct_stages(ctx.tuning.direct_rows),
                 edges: if explicit_bands {
@@ -705,15 +710,15 @@ impl Shard {
                 b.steps, b.band, b.span.x, b.span.y
             ),
             Ok(Some(TimeBlocks::Rows(b))) => format!(
-                "; time blocks of {} steps beyond {}-PE link bands, carried in registers",
+                "; time blocks of {} steps beyond {}-point link bands, carried in registers",
                 b.steps, b.band
             ),
             Ok(None) => String::new(),
             Err(why) => format!("; no time blocks of {time_block} steps: {why}"),
         };
         let package_threads = |dir| (c.package_cells(dir) * fields) as u64;
-        let packs = |inner: bool| {
-            let pack = shaders::cluster_pack(remaps, inner);
+        let packs = |region: Option<u32>| {
+            let pack = shaders::cluster_pack(remaps, region);
             (
                 build(
                     "pack up",
@@ -731,7 +736,7 @@ impl Shard {
                 ),
             )
         };
-        let (pack_up, pack_right) = packs(false);
+        let (pack_up, pack_right) = packs(None);
         let region = |plan| match plan {
             TimeBlocks::Tiles(plan) => {
                 let spans = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
@@ -739,37 +744,34 @@ impl Shard {
                     spans.x.div_ceil(plan.span.x) as u64 * spans.y.div_ceil(plan.span.y) as u64;
                 let source = shaders::wafer_blocked(spec, &plan, pages, &ctx.tuning);
                 let spread = Spread::Wafer(spans * super::context::WORKGROUP as u64);
-                vec![build("time block", &source, "compute", spread, Some(0))]
+                (
+                    vec![build("time block", &source, "compute", spread, Some(0))],
+                    None,
+                )
             }
             TimeBlocks::Rows(plan) => {
                 let rows = ctx.tuning.direct_rows;
                 let source = shaders::wafer_row_blocked(spec, &plan, rows);
-                let size = glam::UVec2::new(BLOCK_COLS, rows);
-                let region = (glam::UVec2::new(g.pes_x, g.pes_y) - plan.band) * g.n;
-                let blocks = (region + size - 1) / size;
+                let (region, x, y, bands) = plan.blocks(&g, rows);
                 let entries = [
-                    ("time block", "compute_blocked", Spread::Points(size)),
-                    (
-                        "time block top",
-                        "compute_blocked_top",
-                        Spread::Wafer(blocks.x as u64),
-                    ),
-                    (
-                        "time block right",
-                        "compute_blocked_right",
-                        Spread::Wafer(blocks.y as u64),
-                    ),
+                    ("time block", "compute_blocked", region),
+                    ("time block top", "compute_blocked_top", x),
+                    ("time block right", "compute_blocked_right", y),
                 ];
-                entries
-                    .map(|(label, entry, spread)| build(label, &source, entry, spread, Some(0)))
-                    .into()
+                let build = |(label, entry, blocks)| {
+                    build(label, &source, entry, Spread::Wafer(blocks), Some(0))
+                };
+                let bands = ("time block bands", "compute_bands", bands);
+                (entries.map(build).into(), Some(build(bands)))
             }
         };
         let blocking = blocked.map(|plan| {
-            let (pack_up, pack_right) = packs(true);
+            let (pack_up, pack_right) = packs(Some(plan.region_start(&g)));
+            let (region, bands) = region(plan);
             Blocking {
                 remaps: remaps as u64,
-                region: region(plan),
+                region,
+                bands,
                 pack_up,
                 pack_right,
             }
@@ -850,9 +852,17 @@ impl Shard {
             Part::Interior => &[INTERIOR],
             Part::BlockStart | Part::LinkBands => &[LEFT_LINK_BAND, LOW_LINK_BAND],
         };
-        if let (Part::BlockStart, Some(b)) = (part, &self.blocking) {
-            for region in &b.region {
-                self.dispatch(pass, region, items, BEYOND_BANDS);
+        if let Some(b) = &self.blocking {
+            if part == Part::BlockStart {
+                for region in &b.region {
+                    self.dispatch(pass, region, items, BEYOND_BANDS);
+                }
+            }
+            // Register blocks are of one stage: their bands, then the edges.
+            if let (Some(bands), Part::BlockStart | Part::LinkBands) = (&b.bands, part) {
+                self.dispatch(pass, bands, items, ALL_PES);
+                self.edges(pass, 0, items);
+                return;
             }
         }
         for k in 0..self.stages {
@@ -885,8 +895,6 @@ impl Shard {
                     for &rect in rects {
                         self.dispatch(pass, kernel, &mine, rect);
                     }
-                    // The link bands of register time blocks read directly.
-                    self.edges(pass, k, &mine);
                 }
             }
         }
