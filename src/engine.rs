@@ -211,7 +211,7 @@ impl Hardware {
     /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); on a CPU
     /// adapter single-stage kernels at every `n` where the wafer's width in points is a
     /// multiple of 4, in registers over the dense grid ([`crate::gpu::RowBlock`]; heat5 2048^2
-    /// on lavapipe, two runs: 1.4 to 1.8x the direct reads without them at n = 2 to 128).
+    /// on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n = 2 to 128).
     pub fn blocks(self, problem: &Problem) -> bool {
         let g = &problem.cluster.wafer;
         let one_stage = problem.spec().stages.len() == 1;
