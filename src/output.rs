@@ -71,11 +71,25 @@ pub fn check_writable(dir: &Path) -> Result<()> {
 /// The lock file of a folder a run is writing.
 const LOCK: &str = ".wafer-emu.lock";
 
+/// Whether `lock` was left by a run that is gone (killed, or crashed inside a driver): the
+/// process id it holds names no live process. Only where `/proc` tells (Linux); elsewhere a
+/// lock always counts as held.
+fn is_stale(lock: &Path) -> bool {
+    let pid = std::fs::read_to_string(lock).map(|text| text.trim().parse::<u32>());
+    match pid {
+        Ok(Ok(pid)) => {
+            Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
+        }
+        _ => false,
+    }
+}
+
 /// Checks, before any work, that `dir` can receive a run's results: writable, not locked by
-/// another run, and holding no results yet (visible entries) unless `force`.
+/// another run (a stale lock does not count), and holding no results yet (visible entries)
+/// unless `force`.
 pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
     check_writable(dir)?;
-    if dir.join(LOCK).exists() {
+    if dir.join(LOCK).exists() && !is_stale(&dir.join(LOCK)) {
         return Err(crate::invalid!(
             "another wafer-emu run is writing {} (lock file {}): wait for it, or remove the lock if no run is alive",
             dir.display(),
@@ -107,10 +121,14 @@ impl Drop for OutputDir {
     }
 }
 
-/// Creates `dir` and takes its lock; refuses when another run holds it.
+/// Creates `dir` and takes its lock, from a run that is gone too; refuses when another run
+/// holds it.
 pub fn claim_dir(dir: &Path) -> Result<OutputDir> {
     create_dir(dir)?;
     let lock = dir.join(LOCK);
+    if is_stale(&lock) {
+        let _ = std::fs::remove_file(&lock);
+    }
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

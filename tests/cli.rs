@@ -851,7 +851,7 @@ fn every_command_has_help() {
 }
 
 /// An output folder that holds results is refused unless `--force`; one another run is
-/// writing (its lock) always; `--json` and `--telemetry` write only regular files. Each
+/// writing (its lock) always, one whose lock a dead process left never; `--json` and `--telemetry` write only regular files. Each
 /// refusal exits 2 and changes nothing.
 #[test]
 fn output_folders_are_never_mixed_and_only_regular_files_are_written() {
@@ -865,7 +865,10 @@ fn output_folders_are_never_mixed_and_only_regular_files_are_written() {
     succeeds(&run(&["--force"]));
     std::fs::write(out.join(".wafer-emu.lock"), b"1").unwrap();
     assert_rejected(&run(&["--force"]), &["another wafer-emu run is writing"]);
-    std::fs::remove_file(out.join(".wafer-emu.lock")).unwrap();
+    // A lock whose run is gone (no such process) is taken over, and released at the end.
+    std::fs::write(out.join(".wafer-emu.lock"), b"999999999").unwrap();
+    succeeds(&run(&["--force"]));
+    assert!(!out.join(".wafer-emu.lock").exists());
     let other = scratch("mixed-json");
     std::fs::create_dir_all(&other).unwrap();
     let target = other.join("target.json");
