@@ -1,7 +1,7 @@
 // import links kernel owned_grid
 // The fused engine's direct reads (`fused=direct`) of a Point stage on the PEs beyond the
-// link bands: one invocation per owned point of the dispatch's rectangle, the rectangle's
-// owned points taken as one grid. The kernel's stage function reads the window [i, i+w] x
+// link bands: one invocation per POINT_RUN owned points along a row of the dispatch's
+// rectangle, the rectangle's owned points taken as one grid. The kernel's stage function reads the window [i, i+w] x
 // [j, j+w] of the remapped state through `cur` and of the step's start through `base`, as
 // on the explicit wafer; here each window value comes from the owned cell of whichever PE
 // holds it (point (r, c) reads the owned points r - w .. r, c - w .. c; the rectangle starts
@@ -27,23 +27,36 @@ fn base(f: u32, dx: u32, dy: u32) -> f32 {
     return x0[f * wafer.plane + window_rows[dy] + window_cols[dx]];
 }
 
+// Points an invocation computes, along a row: its window rows and the divisions that find
+// them are shared by the run, and each next column is stepped without one (on lavapipe a
+// division per lane is a scalar instruction).
+const POINT_RUN: u32 = 8u;
+
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(1u));
+    let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, 1u));
     if b.local >= dispatch.first + dispatch.count {
         return;
     }
     let w = wafer.w;
     let row0 = row_at(b.at.y - w);
     let row1 = row_after(row0);
-    let col0 = column_at(b.at.x - w);
-    let col1 = column_after(col0);
     window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
-    window_cols = vec3(col0.cell, col1.cell, column_after(col1).cell);
-    // The global point of the written cell, as the explicit point driver finds it.
-    let fresh = stage_point(global_point(clock[b.local].yz, b.at));
-    let out = window_rows[w] + window_cols[w];
-    for (var f = 0u; f < FIELDS; f++) {
-        y[f * wafer.plane + out] = fresh[f];
+    let origin = clock[b.local].yz;
+    var col0 = column_at(b.at.x - w);
+    var col1 = column_after(col0);
+    var col2 = column_after(col1);
+    let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
+    for (var x = b.at.x; x < end; x++) {
+        window_cols = vec3(col0.cell, col1.cell, col2.cell);
+        // The global point of the written cell, as the explicit point driver finds it.
+        let fresh = stage_point(global_point(origin, vec2(x, b.at.y)));
+        let out = window_rows[w] + window_cols[w];
+        for (var f = 0u; f < FIELDS; f++) {
+            y[f * wafer.plane + out] = fresh[f];
+        }
+        col0 = col1;
+        col1 = col2;
+        col2 = column_after(col2);
     }
 }

@@ -542,6 +542,14 @@ mod tests {
             library("common").contains(&slack),
             "common.wgsl lacks `{slack}`"
         );
+        let run = format!(
+            "const POINT_RUN: u32 = {}u;",
+            super::super::shard::POINT_RUN
+        );
+        assert!(
+            library("wafer_point_direct").contains(&run),
+            "wafer_point_direct.wgsl lacks `{run}`"
+        );
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub enum Part {
     LinkBands,
 }
 
+/// Points along a row that an invocation of a Point stage's direct reads computes
+/// (`POINT_RUN` in `shaders/wafer_point_direct.wgsl`, checked by a test).
+pub(crate) const POINT_RUN: u32 = 8;
+
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
 /// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
 /// band, the low band right of it, and the region beyond them.
@@ -611,7 +615,7 @@ impl Shard {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
-                    (Driver::Point, _) => ("compute_direct", glam::UVec2::ONE),
+                    (Driver::Point, _) => ("compute_direct", glam::UVec2::new(POINT_RUN, 1)),
                 };
                 build(&label, &source, entry, Spread::Points(size), Some(k))
             };
