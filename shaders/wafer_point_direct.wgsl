@@ -30,7 +30,7 @@ fn base(f: u32, dx: u32, dy: u32) -> f32 {
 // Points an invocation computes, along a row: its window rows and the divisions that find
 // them are shared by the run, and each next column is stepped without one (on lavapipe a
 // division per lane is a scalar instruction).
-const POINT_RUN: u32 = 8u;
+const POINT_RUN: u32 = 16u;
 
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

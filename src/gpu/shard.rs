@@ -38,8 +38,10 @@ pub enum Part {
 }
 
 /// Points along a row that an invocation of a Point stage's direct reads computes
-/// (`POINT_RUN` in `shaders/wafer_point_direct.wgsl`, checked by a test).
-pub(crate) const POINT_RUN: u32 = 8;
+/// (`POINT_RUN` in `shaders/wafer_point_direct.wgsl`, checked by a test): shallow water
+/// 1024^2 on lavapipe ran 16 ahead of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind
+/// 16 at n = 64 (alternating runs).
+pub(crate) const POINT_RUN: u32 = 16;
 
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
 /// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
