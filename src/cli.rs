@@ -303,9 +303,8 @@ pub struct TsunamiArgs {
     /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
     /// CPU backend time blocks no longer than `run`'s auto ones for shallow water (9), the length
     /// that runs the most steps in blocks between two samples (none when samples come every
-    /// step or two), on a GPU the fused engine's direct reads, on a CPU adapter those at
-    /// n <= 4 and the explicit wafer above; time blocks whenever --time-block is given. On one
-    /// adapter every engine writes the same bits
+    /// step or two), on a GPU and a CPU adapter the fused engine's direct reads; time blocks
+    /// whenever --time-block is given. On one adapter every engine writes the same bits
     #[arg(
         long = "engine",
         default_value = "auto",
@@ -593,7 +592,7 @@ pub struct RunArgs {
     /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
     /// for every other kernel and n; on a CPU adapter such as lavapipe time blocks of 5 in
     /// registers for single-stage kernels wherever the wafer's width in points is a multiple
-    /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at n <= 4;
+    /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at every n;
     /// time blocks whenever --time-block is given; the explicit wafer otherwise)
     #[arg(
         long = "engine",

@@ -594,7 +594,7 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 /// single-stage kernels (heat), with the fused engine (5 steps) at n <= 8, and on a CPU
 /// adapter heat where the wafer's width is a multiple of 4 (5 steps in registers, where the
 /// bands, in whole vec4s of points, leave a region); a GPU takes the fused engine without time
-/// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at n <= 4; the
+/// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at every n; the
 /// explicit wafer otherwise.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
@@ -619,7 +619,8 @@ fn auto_blocks_what_each_backend_can_block() {
         (odd(3), SoftwareAdapter, Fused, 1),
         (odd(66), SoftwareAdapter, Wafer, 1),
         (swe.clone(), SoftwareAdapter, Fused, 1),
-        (swe_at(8), SoftwareAdapter, Wafer, 1),
+        (swe_at(8), SoftwareAdapter, Fused, 1),
+        (swe_at(64), SoftwareAdapter, Fused, 1),
         (heat(8), Gpu, Fused, 5),
         (heat(16), Gpu, Fused, 1),
         (heat(64), Gpu, Fused, 1),
