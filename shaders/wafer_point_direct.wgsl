@@ -1,7 +1,7 @@
 // import links kernel owned_grid
 // The fused engine's direct reads (`fused=direct`) of a Point stage on the PEs beyond the
-// link bands: one invocation per POINT_RUN owned points along a row of the dispatch's
-// rectangle, the rectangle's owned points taken as one grid. The kernel's stage function reads the window [i, i+w] x
+// link bands: one invocation per POINT_RUN (composed in) owned points along a row of the
+// dispatch's rectangle, the rectangle's owned points taken as one grid. The kernel's stage function reads the window [i, i+w] x
 // [j, j+w] of the remapped state through `cur` and of the step's start through `base`, as
 // on the explicit wafer; here each window value comes from the owned cell of whichever PE
 // holds it (point (r, c) reads the owned points r - w .. r, c - w .. c; the rectangle starts
@@ -27,11 +27,9 @@ fn base(f: u32, dx: u32, dy: u32) -> f32 {
     return x0[f * wafer.plane + window_rows[dy] + window_cols[dx]];
 }
 
-// Points an invocation computes, along a row: its window rows and the divisions that find
-// them are shared by the run, and each next column is stepped without one (on lavapipe a
-// division per lane is a scalar instruction).
-const POINT_RUN: u32 = 16u;
-
+// An invocation's run of points shares its window rows and the divisions that find them,
+// and steps each next column without one (on lavapipe a division per lane is a scalar
+// instruction; on a GPU neighbouring invocations take neighbouring points, runs of 1).
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, 1u));

@@ -195,7 +195,8 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
 /// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4`, for the
-/// dense grid of `src/gpu/layout.rs`; a Rows3 stage's invocations walk `rows` rows).
+/// dense grid of `src/gpu/layout.rs`). A Rows3 stage's invocations walk `rows` rows, a Point
+/// stage's take `rows` points along a row (`POINT_RUN`).
 pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: bool) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
     match (spec.stages[k].driver, vec4) {
@@ -204,7 +205,10 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
             Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
         ),
         (Driver::Rows3, false) => rows3_direct(&kernel, rows, 2),
-        (Driver::Point, _) => compose(library("wafer_point_direct"), Some(&kernel)),
+        (Driver::Point, _) => compose(
+            library("wafer_point_direct"),
+            Some(&format!("{kernel}\nconst POINT_RUN: u32 = {rows}u;\n")),
+        ),
     }
 }
 
@@ -541,14 +545,6 @@ mod tests {
         assert!(
             library("common").contains(&slack),
             "common.wgsl lacks `{slack}`"
-        );
-        let run = format!(
-            "const POINT_RUN: u32 = {}u;",
-            super::super::shard::POINT_RUN
-        );
-        assert!(
-            library("wafer_point_direct").contains(&run),
-            "wafer_point_direct.wgsl lacks `{run}`"
         );
     }
 

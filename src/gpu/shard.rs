@@ -37,11 +37,12 @@ pub enum Part {
     LinkBands,
 }
 
-/// Points along a row that an invocation of a Point stage's direct reads computes
-/// (`POINT_RUN` in `shaders/wafer_point_direct.wgsl`, checked by a test): shallow water
-/// 1024^2 on lavapipe ran 16 ahead of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind
-/// 16 at n = 64 (alternating runs).
-pub(crate) const POINT_RUN: u32 = 16;
+/// Points along a row that an invocation of a Point stage's direct reads computes where they
+/// go by blocks of columns (`direct_cols`; `POINT_RUN`, composed into
+/// `shaders/wafer_point_direct.wgsl`); one where they go by single columns (a GPU's, whose
+/// neighbouring invocations' loads coalesce). Shallow water 1024^2 on lavapipe ran 16 ahead
+/// of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64 (alternating runs).
+const POINT_RUN: u32 = 16;
 
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
 /// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
@@ -611,13 +612,21 @@ impl Shard {
         // Each stage's direct reads, an invocation walking `rows` rows.
         let direct_stages = |rows: u32| {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
+                let run = match ctx.tuning.direct_cols {
+                    1 => 1,
+                    _ => POINT_RUN,
+                };
+                let rows = match stage.driver {
+                    Driver::Rows3 => rows,
+                    Driver::Point => run,
+                };
                 let source = shaders::wafer_direct(spec, k, pages, rows, vec4);
                 let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
-                    (Driver::Point, _) => ("compute_direct", glam::UVec2::new(POINT_RUN, 1)),
+                    (Driver::Point, _) => ("compute_direct", glam::UVec2::new(run, 1)),
                 };
                 build(&label, &source, entry, Spread::Points(size), Some(k))
             };

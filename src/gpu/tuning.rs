@@ -113,7 +113,9 @@ pub struct Tuning {
     /// keeps heat's owned points as one dense grid, read by vec4s where the wafer's width is
     /// a multiple of 4, 1.6 to 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
-    /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows).
+    /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
+    /// stage's direct-read invocations then take runs of 16 points along a row, or single
+    /// points (src/gpu/shard.rs `POINT_RUN`).
     pub direct_cols: u32,
     /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
     /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
