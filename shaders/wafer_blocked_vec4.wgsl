@@ -74,9 +74,16 @@ fn warm_up(b: GridBlock, w: Walk) -> Line {
 // One row of the block: every level's row, level TIME_BLOCK's stored.
 fn block_row(r: Line, w: Walk) {
     let row = w.base + r.cell / 4u;
-    let fresh = advance_levels(row, w.q);
-    y4[row + w.q.right] = vec4(fresh[4], fresh[5], fresh[6], fresh[7]);
-    y4[row + w.q.mid] = vec4(fresh[0], fresh[1], fresh[2], fresh[3]);
+    store_block(row, w.q, advance_levels(row, w.q));
+}
+
+// The block's rows after its warm-up, keeping no strip.
+fn walk_block(b: GridBlock, w: Walk) {
+    var r = warm_up(b, w);
+    for (var y = b.at.y; y < w.y1; y++) {
+        block_row(r, w);
+        r = row_after(r);
+    }
 }
 
 // History index of frame point (x, y) of the block's wafer, inner state 0.
@@ -95,11 +102,7 @@ fn compute_blocked(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     if !has_points(b, w) || at_right(b, w) || w.y1 == w.size.y {
         return;
     }
-    var r = warm_up(b, w);
-    for (var y = b.at.y; y < w.y1; y++) {
-        block_row(r, w);
-        r = row_after(r);
-    }
+    walk_block(b, w);
 }
 
 @compute @workgroup_size(64)
@@ -109,11 +112,7 @@ fn compute_blocked_top(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     if !has_points(b, w) || at_right(b, w) || w.y1 != w.size.y {
         return;
     }
-    var r = warm_up(b, w);
-    for (var y = b.at.y; y < w.y1; y++) {
-        block_row(r, w);
-        r = row_after(r);
-    }
+    walk_block(b, w);
     keep_top(strip_at(b, b.at.x, w.size.y - 2u), stride(), cluster.width, 0u, BLOCK_COLS);
 }
 

@@ -48,6 +48,13 @@ fn link_window(at: u32, c0: u32) -> Window {
         up_links[at + u32(min(c + 7, last))]);
 }
 
+// A block's 8 new values into the row of PEs at vec4 `row`: its right half first (see
+// `Quads`).
+fn store_block(row: u32, q: Quads, fresh: array<f32, 8>) {
+    y4[row + q.right] = vec4(fresh[4], fresh[5], fresh[6], fresh[7]);
+    y4[row + q.mid] = vec4(fresh[0], fresh[1], fresh[2], fresh[3]);
+}
+
 // `t` where `cond`, else `f`.
 fn pick(f: Window, t: Window, cond: bool) -> Window {
     return Window(select(f.v0, t.v0, cond), select(f.v1, t.v1, cond), select(f.v2, t.v2, cond),
@@ -80,9 +87,7 @@ fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
     for (var i = b.at.y; i < y1; i++) {
         let row = base + r.cell / 4u;
         let above = load_window(row, q);
-        let fresh = update_block(params, lower, mid, above);
-        y4[row + q.right] = vec4(fresh[4], fresh[5], fresh[6], fresh[7]);
-        y4[row + q.mid] = vec4(fresh[0], fresh[1], fresh[2], fresh[3]);
+        store_block(row, q, update_block(params, lower, mid, above));
         lower = mid;
         mid = above;
         r = row_after(r);

@@ -609,18 +609,19 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(stage_kernel).collect()
         };
-        // Each stage's direct reads, an invocation walking `rows` rows.
+        let run = match ctx.tuning.direct_cols {
+            1 => 1,
+            _ => POINT_RUN,
+        };
+        // Each stage's direct reads, a Rows3 invocation walking `rows` rows, a Point one
+        // `run` points along a row.
         let direct_stages = |rows: u32| {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
-                let run = match ctx.tuning.direct_cols {
-                    1 => 1,
-                    _ => POINT_RUN,
-                };
-                let rows = match stage.driver {
+                let walk = match stage.driver {
                     Driver::Rows3 => rows,
                     Driver::Point => run,
                 };
-                let source = shaders::wafer_direct(spec, k, pages, rows, vec4);
+                let source = shaders::wafer_direct(spec, k, pages, walk, vec4);
                 let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
