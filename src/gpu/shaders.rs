@@ -207,7 +207,10 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
         (Driver::Rows3, false) => rows3_direct(&kernel, rows, 2),
         (Driver::Point, _) => compose(
             library("wafer_point_direct"),
-            Some(&format!("{kernel}\nconst POINT_RUN: u32 = {rows}u;\n")),
+            Some(&format!(
+                "{kernel}\nconst POINT_RUN: u32 = {rows}u;\nconst WINDOW: u32 = {}u;\n",
+                spec.comm_width + 1
+            )),
         ),
     }
 }

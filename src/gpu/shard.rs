@@ -41,7 +41,9 @@ pub enum Part {
 /// go by blocks of columns (`direct_cols`; `POINT_RUN`, composed into
 /// `shaders/wafer_point_direct.wgsl`); one where they go by single columns (a GPU's, whose
 /// neighbouring invocations' loads coalesce). Shallow water 1024^2 on lavapipe ran 16 ahead
-/// of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64 (alternating runs).
+/// of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64 (alternating runs);
+/// with the window sliding along the run, 8 level with 16, 32 ahead at n = 8 and 16 and
+/// behind at n = 64.
 const POINT_RUN: u32 = 16;
 
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
