@@ -303,7 +303,8 @@ pub struct TsunamiArgs {
     /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
     /// CPU backend time blocks no longer than `run`'s auto ones for shallow water (9), the length
     /// that runs the most steps in blocks between two samples (none when samples come every
-    /// step or two), on a GPU and a CPU adapter the fused engine's direct reads; time blocks
+    /// step or two), on a GPU and a CPU adapter the fused engine's direct reads (the explicit
+    /// wafer under a WAFER_EMU_TUNING with fused=tile); time blocks
     /// whenever --time-block is given. On one adapter every engine writes the same bits
     #[arg(
         long = "engine",
@@ -593,7 +594,8 @@ pub struct RunArgs {
     /// for every other kernel and n; on a CPU adapter such as lavapipe time blocks of 5 in
     /// registers for single-stage kernels wherever the wafer's width in points is a multiple
     /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at every n;
-    /// time blocks whenever --time-block is given; the explicit wafer otherwise)
+    /// time blocks whenever --time-block is given; the explicit wafer otherwise; a
+    /// WAFER_EMU_TUNING without direct reads or register blocks narrows this)
     #[arg(
         long = "engine",
         default_value = "auto",

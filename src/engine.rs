@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::cpu::{CpuCluster, CpuGlobal};
 use crate::gpu::{
-    parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, NATIVE_BACKENDS,
-    TUNING_VAR,
+    parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, RowBlock,
+    TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
 };
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
@@ -189,10 +189,10 @@ impl EngineKind {
 pub enum Hardware {
     /// The CPU backend, no adapter.
     Cpu,
-    /// A CPU adapter (lavapipe, llvmpipe).
-    SoftwareAdapter,
-    /// A GPU.
-    Gpu,
+    /// A CPU adapter (lavapipe, llvmpipe), with the tuning its engines run under.
+    SoftwareAdapter(Tuning),
+    /// A GPU, with the tuning its engines run under.
+    Gpu(Tuning),
 }
 
 impl Hardware {
@@ -200,8 +200,8 @@ impl Hardware {
     pub fn of(ctx: Option<&Arc<GpuContext>>) -> Self {
         match ctx {
             None => Self::Cpu,
-            Some(ctx) if ctx.adapter.is_software() => Self::SoftwareAdapter,
-            Some(_) => Self::Gpu,
+            Some(ctx) if ctx.adapter.is_software() => Self::SoftwareAdapter(ctx.tuning),
+            Some(ctx) => Self::Gpu(ctx.tuning),
         }
     }
 
@@ -209,21 +209,21 @@ impl Hardware {
     /// `n`; on a GPU, with the fused engine's tiles, single-stage kernels up to n = 8 (heat5
     /// 8192^2 on an H200, 16 KiB tiles: 8.9 / 2.5x the explicit wafer at n = 2 / 8, and
     /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); on a CPU
-    /// adapter single-stage kernels at every `n` where the wafer's width in points is a
-    /// multiple of 4, in registers over the dense grid ([`crate::gpu::RowBlock`]; heat5 2048^2
-    /// on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n = 2 to 128).
+    /// adapter at every `n` where its tuning blocks in registers over the dense grid
+    /// ([`RowBlock::applies`]: heat where the wafer's width in points is a multiple of 4;
+    /// heat5 2048^2 on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n =
+    /// 2 to 128), never in tiles (about 0.4x the global kernel there).
     pub fn blocks(self, problem: &Problem) -> bool {
-        let g = &problem.cluster.wafer;
-        let one_stage = problem.spec().stages.len() == 1;
+        let (spec, g) = (problem.spec(), &problem.cluster.wafer);
         match self {
             Self::Cpu => true,
-            Self::SoftwareAdapter => one_stage && (g.pes_x * g.n).is_multiple_of(4),
-            Self::Gpu => one_stage && g.n <= 8,
+            Self::SoftwareAdapter(tuning) => RowBlock::applies(&tuning, spec, g),
+            Self::Gpu(_) => spec.stages.len() == 1 && g.n <= 8,
         }
     }
 
     /// Whether `auto` takes the fused engine without time blocks for `problem` (its direct
-    /// reads, `fused=direct`, as each adapter's own tuning has it). On a GPU every kernel at
+    /// reads: none where the tuning has `fused=tile`). On a GPU every kernel at
     /// every `n` it does not block: on an H200 heat5 (8192^2) ran 2.2 / 1.9 / 1.35x the
     /// explicit wafer at n = 16 / 32 / 128 (1.7x the time blocks at n = 32), shallow water
     /// (4096^2) 1.37 / 1.28 / 1.07x at n = 8 / 32 / 128. On a CPU adapter single-stage
@@ -238,8 +238,10 @@ impl Hardware {
         let n = problem.cluster.wafer.n;
         match self {
             Self::Cpu => false,
-            Self::Gpu => true,
-            Self::SoftwareAdapter => problem.spec().stages.len() > 1 || n <= 32,
+            Self::Gpu(tuning) => tuning.fused_direct,
+            Self::SoftwareAdapter(tuning) => {
+                tuning.fused_direct && (problem.spec().stages.len() > 1 || n <= 32)
+            }
         }
     }
 }
@@ -249,20 +251,22 @@ impl Hardware {
 /// ran level with 5, 9 and 15 slower, one run each); on the CPU backend 15 for one stage
 /// (heat5 and heat9 at n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12
 /// alternating pairs, 21 no faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 %
-/// faster than 5); shorter where the wafer has no PE clear of that block's link bands (on a
-/// CPU adapter, bands whose width in points is a multiple of 4), none where it has none for
-/// any.
+/// faster than 5); shorter where that block does not fit the wafer (no point clear of its link
+/// bands, or on an adapter no plan under its tuning, [`TimeBlocks::plan`]), none where none
+/// does.
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
     let longest = match (hardware, spec.stages.len()) {
-        (Hardware::SoftwareAdapter | Hardware::Gpu, _) => 5,
+        (Hardware::SoftwareAdapter(_) | Hardware::Gpu(_), _) => 5,
         (Hardware::Cpu, 1) => 15,
         (Hardware::Cpu, _) => 9,
     };
     let wafer = &problem.cluster.wafer;
     let fits = |k| match hardware {
-        Hardware::SoftwareAdapter => crate::gpu::RowBlock::plan(spec, wafer, k).is_ok(),
-        _ => crate::blocking::link_band(spec, wafer, k).is_ok(),
+        Hardware::SoftwareAdapter(tuning) | Hardware::Gpu(tuning) => {
+            TimeBlocks::plan(&tuning, spec, wafer, k).is_ok()
+        }
+        Hardware::Cpu => crate::blocking::link_band(spec, wafer, k).is_ok(),
     };
     crate::blocking::TIME_BLOCKS
         .into_iter()

@@ -595,11 +595,19 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 /// adapter heat where the wafer's width is a multiple of 4 (5 steps in registers, where the
 /// bands, in whole vec4s of points, leave a region); a GPU takes the fused engine without time
 /// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at every n; the
-/// explicit wafer otherwise.
+/// explicit wafer otherwise. It follows the adapter's tuning (`WAFER_EMU_TUNING`): no direct
+/// reads, no fused engine unless blocked; on a CPU adapter no register blocks, no time blocks.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
-    use wafer_emu::engine::Hardware::{Cpu, Gpu, SoftwareAdapter};
+    use wafer_emu::engine::Hardware::{self, Cpu};
+    let lavapipe = Tuning::cpu_adapter(32 << 10);
+    let gpu = Tuning::gpu(48 << 10);
+    let tiles = |t: Tuning| Tuning {
+        fused_direct: false,
+        ..t
+    };
+    let (cpu_adapter, a_gpu) = (Hardware::SoftwareAdapter(lavapipe), Hardware::Gpu(gpu));
     let heat = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (16, 16), n, 1);
     // A wafer 15 x 66 = 990 points wide: no whole vec4s.
     let odd = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (15, 15), n, 1);
@@ -609,28 +617,78 @@ fn auto_blocks_what_each_backend_can_block() {
     // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
     for (problem, hardware, engine, steps) in [
-        (small(24), SoftwareAdapter, Fused, 5),
-        (heat(2), SoftwareAdapter, Fused, 5),
-        (heat(8), SoftwareAdapter, Fused, 5),
-        (heat(32), SoftwareAdapter, Fused, 5),
-        (heat(64), SoftwareAdapter, Fused, 5),
+        (small(24), cpu_adapter, Fused, 5),
+        (heat(2), cpu_adapter, Fused, 5),
+        (heat(8), cpu_adapter, Fused, 5),
+        (heat(32), cpu_adapter, Fused, 5),
+        (heat(64), cpu_adapter, Fused, 5),
         // Bands of 8 points at n = 1 leave none of 8 x 8 PEs clear, though 6 would.
-        (small(8), SoftwareAdapter, Fused, 1),
-        (odd(3), SoftwareAdapter, Fused, 1),
-        (odd(66), SoftwareAdapter, Wafer, 1),
-        (swe.clone(), SoftwareAdapter, Fused, 1),
-        (swe_at(8), SoftwareAdapter, Fused, 1),
-        (swe_at(64), SoftwareAdapter, Fused, 1),
-        (heat(8), Gpu, Fused, 5),
-        (heat(16), Gpu, Fused, 1),
-        (heat(64), Gpu, Fused, 1),
-        (swe.clone(), Gpu, Fused, 1),
-        (swe_at(8), Gpu, Fused, 1),
+        (small(8), cpu_adapter, Fused, 1),
+        (odd(3), cpu_adapter, Fused, 1),
+        (odd(66), cpu_adapter, Wafer, 1),
+        (swe.clone(), cpu_adapter, Fused, 1),
+        (swe_at(8), cpu_adapter, Fused, 1),
+        (swe_at(64), cpu_adapter, Fused, 1),
+        (heat(8), a_gpu, Fused, 5),
+        (heat(16), a_gpu, Fused, 1),
+        (heat(64), a_gpu, Fused, 1),
+        (swe.clone(), a_gpu, Fused, 1),
+        (swe_at(8), a_gpu, Fused, 1),
         (heat(8), Cpu, Fused, 15),
         (swe, Cpu, Fused, 9),
         (small(24), Cpu, Fused, 9),
         (small(8), Cpu, Fused, 3),
         (small(2), Cpu, Fused, 1),
+        (
+            heat(8),
+            Hardware::SoftwareAdapter(tiles(lavapipe)),
+            Wafer,
+            1,
+        ),
+        (
+            swe_at(8),
+            Hardware::SoftwareAdapter(tiles(lavapipe)),
+            Wafer,
+            1,
+        ),
+        (
+            heat(8),
+            Hardware::SoftwareAdapter(Tuning {
+                direct_cols: 1,
+                ..lavapipe
+            }),
+            Fused,
+            1,
+        ),
+        (
+            heat(64),
+            Hardware::SoftwareAdapter(Tuning {
+                direct_cols: 1,
+                ..lavapipe
+            }),
+            Wafer,
+            1,
+        ),
+        (swe_at(8), Hardware::Gpu(tiles(gpu)), Wafer, 1),
+        (heat(8), Hardware::Gpu(tiles(gpu)), Fused, 5),
+        (
+            heat(8),
+            Hardware::Gpu(Tuning {
+                direct_cols: 8,
+                ..gpu
+            }),
+            Fused,
+            5,
+        ),
+        (
+            heat(16),
+            Hardware::Gpu(Tuning {
+                direct_cols: 8,
+                ..gpu
+            }),
+            Fused,
+            1,
+        ),
     ] {
         let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), hardware);
         let what = format!(
