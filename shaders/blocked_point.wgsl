@@ -1,3 +1,4 @@
+// import point_consts
 // The time block's remap of a Point stage (shaders/fused_blocked.wgsl): one invocation at a
 // time per tile point runs the stage function of remap j (`blocked_stage`, composed in), which
 // reads its window through `cur` (the state after remap j - 1) and `base` (the step's start),

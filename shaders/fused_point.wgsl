@@ -1,4 +1,4 @@
-// import fused_tile kernel
+// import fused_tile kernel point_consts
 // The fused engine for a Point stage: after the tile is in, one invocation at a time per owned
 // point of the block runs the kernel's stage function, which reads the remapped window through
 // `cur` (the tile) and the step's start through `base` (the tile at a step's first stage, else

@@ -1,4 +1,4 @@
-// import links kernel
+// import links kernel point_consts
 // Table 3's compute of a Point stage on the dispatch's PEs: one invocation per owned point
 // writes y[i+w][j+w] (every state field) from the kernel's stage function, which reads the
 // window [i, i+w] x [j, j+w] of the remapped state through `cur` and of the step's start

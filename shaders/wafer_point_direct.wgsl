@@ -1,4 +1,4 @@
-// import links kernel owned_grid
+// import links kernel owned_grid point_window
 // The fused engine's direct reads (`fused=direct`) of a Point stage on the PEs beyond the
 // link bands: one invocation per POINT_RUN (composed in) owned points along a row of the
 // dispatch's rectangle, the rectangle's owned points taken as one grid. The kernel's stage
@@ -6,7 +6,7 @@
 // the step's start through `base`, as on the explicit wafer; here each window value comes
 // from the owned cell of whichever PE holds it (point (r, c) reads the owned points r - w ..
 // r, c - w .. c; the rectangle starts at least w points in, so they lie on the wafer), so no
-// stage needs a comm layer. A window is WINDOW x WINDOW (w + 1, composed in; at most 3).
+// stage needs a comm layer. The run keeps its window in registers (shaders/point_window.wgsl).
 
 @group(0) @binding(3) var<uniform> params: Params;
 @group(0) @binding(4) var<storage, read> x: array<f32>;
@@ -14,31 +14,24 @@
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
 @group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
 
-// SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns;
-// past WINDOW they are never read.
+// SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns,
+// and of the column being loaded; past WINDOW they are never read.
 var<private> window_rows: vec3<u32>;
 var<private> window_cols: vec3<u32>;
-// The remapped state's window, field by field and row by row: a run slides it a column at a
-// time and loads only the new column (lavapipe loads each lane's value on its own).
-var<private> window_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
+var<private> loading: u32;
 
-fn cur(f: u32, dx: u32, dy: u32) -> f32 {
-    return window_values[f][dy][dx];
+fn state_value(f: u32, dy: u32) -> f32 {
+    return x[f * wafer.plane + window_rows[dy] + loading];
 }
 
 fn base(f: u32, dx: u32, dy: u32) -> f32 {
     return x0[f * wafer.plane + window_rows[dy] + window_cols[dx]];
 }
 
-// Slides the window one column left, loading its new last column from SRAM column offset `col`.
-fn push_column(col: u32) {
-    for (var f = 0u; f < FIELDS; f++) {
-        for (var dy = 0u; dy < WINDOW; dy++) {
-            let v = window_values[f][dy];
-            window_values[f][dy] = vec3(v.y, v.z, 0.0);
-            window_values[f][dy][WINDOW - 1u] = x[f * wafer.plane + window_rows[dy] + col];
-        }
-    }
+// The global point `p` less the window's reach (ORIGIN, in [-w, 0]), on the grid's torus.
+fn window_corner(p: vec2<u32>) -> vec2<u32> {
+    let size = vec2(wafer.nx, wafer.ny);
+    return vec2(torus(p.x, u32(i32(size.x) + ORIGIN), size.x), torus(p.y, u32(i32(size.y) + ORIGIN), size.y));
 }
 
 // An invocation's run of points shares its window rows and the divisions that find them,
@@ -55,17 +48,25 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let row1 = row_after(row0);
     window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
     let origin = clock[b.local].yz;
+    let corner = window_corner(global_point(origin, b.at));
+    enter_rows(corner.y, wafer.ny);
     var col0 = column_at(b.at.x - w);
     var col1 = column_after(col0);
     var col2 = column_after(col1);
     window_cols = vec3(col0.cell, col1.cell, col2.cell);
+    // The global column of the window column loaded next.
+    var column = corner.x;
     for (var dx = 0u; dx + 1u < WINDOW; dx++) {
-        push_column(window_cols[dx]);
+        loading = window_cols[dx];
+        push_column(column);
+        column = torus(column, 1u, wafer.nx);
     }
     let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
     for (var x = b.at.x; x < end; x++) {
         window_cols = vec3(col0.cell, col1.cell, col2.cell);
-        push_column(window_cols[WINDOW - 1u]);
+        loading = window_cols[WINDOW - 1u];
+        push_column(column);
+        column = torus(column, 1u, wafer.nx);
         // The global point of the written cell, as the explicit point driver finds it.
         let fresh = stage_point(global_point(origin, vec2(x, b.at.y)));
         let out = window_rows[w] + window_cols[w];

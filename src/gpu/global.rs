@@ -43,7 +43,6 @@ impl GpuGlobal {
         let spec = problem.spec();
         let state = problem.initial_state();
         let (nx, ny) = (state[0].nx, state[0].ny);
-        let points = nx as u64 * ny as u64;
         let vec4_rows = nx.is_multiple_of(BLOCK_COLS);
         let rows3 = spec.stages.iter().all(|s| s.driver == Driver::Rows3);
         let pitch = if vec4_rows && rows3 {
@@ -78,7 +77,8 @@ impl GpuGlobal {
             .iter()
             .enumerate()
             .map(|(k, stage)| {
-                let source = shaders::global_stage(spec, stage, pages, vec4_rows);
+                let source =
+                    shaders::global_stage(spec, stage, pages, (vec4_rows, ctx.tuning.point_run()));
                 let pipeline = ctx.pipeline(stage.name, &source, "compute");
                 let declared = shaders::reflect(&source);
                 let groups = (0..2 * stages as u64)
@@ -106,7 +106,9 @@ impl GpuGlobal {
                         (nx as u64).div_ceil(BLOCK_COLS as u64)
                             * (ny as u64).div_ceil(ctx.tuning.global_rows as u64)
                     }
-                    Driver::Point => points,
+                    Driver::Point => {
+                        (nx as u64).div_ceil(ctx.tuning.point_run() as u64) * ny as u64
+                    }
                 };
                 StageKernel {
                     size: ctx.dispatch_size(threads),

@@ -11,7 +11,7 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 28] = [
+const LIBRARY: [(&str, &str); 30] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -75,6 +75,14 @@ const LIBRARY: [(&str, &str); 28] = [
     (
         "wafer_direct",
         include_str!("../../shaders/wafer_direct.wgsl"),
+    ),
+    (
+        "point_consts",
+        include_str!("../../shaders/point_consts.wgsl"),
+    ),
+    (
+        "point_window",
+        include_str!("../../shaders/point_window.wgsl"),
     ),
     (
         "wafer_point_direct",
@@ -207,10 +215,7 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
         (Driver::Rows3, false) => rows3_direct(&kernel, rows, 2),
         (Driver::Point, _) => compose(
             library("wafer_point_direct"),
-            Some(&format!(
-                "{kernel}\nconst POINT_RUN: u32 = {rows}u;\nconst WINDOW: u32 = {}u;\n",
-                spec.comm_width + 1
-            )),
+            Some(&point_run(spec, &kernel, rows)),
         ),
     }
 }
@@ -323,8 +328,14 @@ pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> Strin
 }
 
 /// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
-/// multiple of `BLOCK_COLS`) loads and stores them in vec4s.
-pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages, vec4: bool) -> String {
+/// multiple of `BLOCK_COLS`) loads and stores them in vec4s, a Point stage's invocations take
+/// runs of `run` points.
+pub fn global_stage(
+    spec: &KernelSpec,
+    stage: &Stage,
+    pages: Pages,
+    (vec4, run): (bool, u32),
+) -> String {
     let kernel = stage_kernel(spec, stage, pages);
     match stage.driver {
         Driver::Rows3 => {
@@ -338,8 +349,20 @@ pub fn global_stage(spec: &KernelSpec, stage: &Stage, pages: Pages, vec4: bool) 
                 Some(&format!("{kernel}\n{rows}")),
             )
         }
-        Driver::Point => compose(library("global_point"), Some(&kernel)),
+        Driver::Point => compose(
+            library("global_point"),
+            Some(&point_run(spec, &kernel, run)),
+        ),
     }
+}
+
+/// A Point stage's `kernel` for a driver whose invocations take runs of `run` points along a
+/// row, sliding their window of `w + 1` points a side (`shaders/point_window.wgsl`).
+fn point_run(spec: &KernelSpec, kernel: &str, run: u32) -> String {
+    format!(
+        "{kernel}\nconst POINT_RUN: u32 = {run}u;\nconst WINDOW: u32 = {}u;\n",
+        spec.comm_width + 1
+    )
 }
 
 /// The copy kernel that measures the adapter's bandwidth ceiling.
@@ -396,7 +419,7 @@ pub fn all() -> Vec<(String, String)> {
                     ("direct".to_string(), wafer_direct(spec, k, pages, 3, false)),
                     (
                         "global".to_string(),
-                        global_stage(spec, stage, pages, false),
+                        global_stage(spec, stage, pages, (false, 3)),
                     ),
                 ]
                 .into_iter()
@@ -405,7 +428,7 @@ pub fn all() -> Vec<(String, String)> {
                     Driver::Rows3 => vec![
                         (
                             "global_vec4".to_string(),
-                            global_stage(spec, stage, pages, true),
+                            global_stage(spec, stage, pages, (true, 1)),
                         ),
                         (
                             "direct_vec4".to_string(),

@@ -37,15 +37,6 @@ pub enum Part {
     LinkBands,
 }
 
-/// Points along a row that an invocation of a Point stage's direct reads computes where they
-/// go by blocks of columns (`direct_cols`; `POINT_RUN`, composed into
-/// `shaders/wafer_point_direct.wgsl`); one where they go by single columns (a GPU's, whose
-/// neighbouring invocations' loads coalesce). Shallow water 1024^2 on lavapipe ran 16 ahead
-/// of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64 (alternating runs);
-/// with the window sliding along the run, 8 level with 16, 32 ahead at n = 8 and 16 and
-/// behind at n = 64.
-const POINT_RUN: u32 = 16;
-
 /// The PE rectangles `[x0, y0, x1, y1]` of a dispatch table: all, top band, right band,
 /// interior; then for time blocks or direct reads beyond link bands `band` PEs wide, the left
 /// band, the low band right of it, and the region beyond them.
@@ -611,10 +602,7 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(stage_kernel).collect()
         };
-        let run = match ctx.tuning.direct_cols {
-            1 => 1,
-            _ => POINT_RUN,
-        };
+        let run = ctx.tuning.point_run();
         // Each stage's direct reads, a Rows3 invocation walking `rows` rows, a Point one
         // `run` points along a row.
         let direct_stages = |rows: u32| {

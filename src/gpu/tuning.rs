@@ -115,7 +115,7 @@ pub struct Tuning {
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
     /// stage's direct-read invocations then take runs of 16 points along a row, or single
-    /// points (src/gpu/shard.rs `POINT_RUN`).
+    /// points ([`Tuning::point_run`]).
     pub direct_cols: u32,
     /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
     /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
@@ -251,6 +251,22 @@ impl Tuning {
             }
         }
         Ok(self)
+    }
+
+    /// Points along a row that an invocation of a Point stage computes, in the global kernel
+    /// and the fused engine's direct reads (`POINT_RUN`, composed into
+    /// `shaders/global_point.wgsl` and `shaders/wafer_point_direct.wgsl`): a run where they go
+    /// by blocks of columns (`direct_cols=8`), sliding its window along the row
+    /// (`shaders/point_window.wgsl`); one point where they go by single columns (a GPU's,
+    /// whose neighbouring invocations' loads coalesce). Shallow water 1024^2 on lavapipe, the
+    /// direct reads before their window slid, ran runs of 16 ahead of 8 at n = 8, 16 and 64,
+    /// level at n = 2, and 32 behind 16 at n = 64 (alternating runs); with the state's window
+    /// sliding, 8 level with 16, 32 ahead at n = 8 and 16 and behind at n = 64.
+    pub fn point_run(&self) -> u32 {
+        match self.direct_cols {
+            1 => 1,
+            _ => 16,
+        }
     }
 
     /// One line for reports, in the override syntax.

@@ -196,7 +196,7 @@ mod tests {
                     KernelKind::Heat5.spec(),
                     &KernelKind::Heat5.spec().stages[0],
                     crate::gpu::constants::Pages::ONE,
-                    false,
+                    (false, 1),
                 ),
                 "Grid",
                 size_of::<GridUniform>(),

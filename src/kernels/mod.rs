@@ -66,7 +66,13 @@ pub enum Driver {
     /// it in registers and call the kernel's `stencil_point(params, below, mid, above)`.
     Rows3,
     /// Any fields: one call per point of the kernel's WGSL stage function, which reads its
-    /// window through the driver's `cur(f, dx, dy)` and `base(f, dx, dy)`.
+    /// window through the driver's `cur(f, dx, dy)` and `base(f, dx, dy)`, and its constants
+    /// through the driver's `window_const(c, p, d)` (plane `c` at global point `p`, window
+    /// offset `d`) and `row_const(t, y, dy)` (row constant `t` of global row `y`, window row
+    /// `dy`). The kernel declares how many (`CONSTS`, `ROW_CONSTS`, at least 1 each) and how
+    /// to load one (`load_const(c, p)`, `load_row_const(t, y)`); a driver loads them where
+    /// they lie (`shaders/point_consts.wgsl`) or keeps a run's window of them in registers
+    /// (`shaders/point_window.wgsl`).
     Point,
 }
 

@@ -15,21 +15,38 @@ struct Params {
     _pad: f32,
 }
 
-// Offsets of the constant fields in the constants (src/kernels/swe/mod.rs `Constants`), read
-// through `consts_at`, which the engine composes in over its pages; the coordinates are in
-// range.
+// The constant fields (src/kernels/swe/mod.rs `Constants`): CONSTS planes of the grid (0
+// centre bathymetry, 1 centre mask, 2 corner bathymetry, 3 corner mask), then ROW_CONSTS
+// terms of every row: term t of centre rows (t < 5) or corner rows (t - 5), 0 metric
+// 1/(a cos), 1 tan/a, 2 Coriolis, 3 cos, 4 1/(a cos^2). The stages read them through the
+// driver's `window_const` and `row_const`, which load them with `load_const` and
+// `load_row_const` where they lie, or keep a run's window of them (the coordinates in range).
+const CONSTS: u32 = 4u;
+const ROW_CONSTS: u32 = 10u;
+
 fn plane() -> u32 {
     return params.nx * params.ny;
 }
 
-fn const_at(field: u32, x: u32, y: u32) -> f32 {
-    return consts_at(field * plane() + y * params.nx + x);
+fn load_const(c: u32, p: vec2<u32>) -> f32 {
+    return consts_at(c * plane() + p.y * params.nx + p.x);
 }
 
-// Row term `term` (0 metric 1/(a cos), 1 tan/a, 2 Coriolis, 3 cos, 4 1/(a cos^2)) of centre
-// rows (corner = 0u) or corner rows (corner = 1u).
-fn row_term(corner: u32, term: u32, y: u32) -> f32 {
-    return consts_at(4u * plane() + (corner * 5u + term) * params.ny + y);
+fn load_row_const(t: u32, y: u32) -> f32 {
+    return consts_at(CONSTS * plane() + t * params.ny + y);
+}
+
+// Row term `term` of centre rows (corner = 0u) or corner rows (corner = 1u) at row `y`, window
+// row `dy`.
+fn row_term(corner: u32, term: u32, y: u32, dy: u32) -> f32 {
+    return row_const(corner * 5u + term, y, dy);
+}
+
+// Constant plane `c` at the window's corners sw, se, nw, ne: its lower-left point `lo` and
+// upper-right `hi`.
+fn const_window(c: u32, lo: vec2<u32>, hi: vec2<u32>) -> vec4<f32> {
+    return vec4<f32>(window_const(c, lo, vec2(0u, 0u)), window_const(c, vec2(hi.x, lo.y), vec2(1u, 0u)),
+        window_const(c, vec2(lo.x, hi.y), vec2(0u, 1u)), window_const(c, hi, vec2(1u, 1u)));
 }
 
 // The neighbour coordinate one step down or up on the torus of `size`, without a division.
@@ -105,29 +122,24 @@ fn shore_height(h: vec4<f32>, wet: vec4<f32>, hb: f32) -> f32 {
 
 // Half step 1: the corner below-left of `at` (global (X - 1/2, Y - 1/2)) from the 2 x 2 centres.
 fn swe_predict(at: vec2<u32>) -> array<f32, FIELDS> {
-    let x0 = before(at.x, params.nx);
-    let y0 = before(at.y, params.ny);
-    let b = vec4<f32>(const_at(0u, x0, y0), const_at(0u, at.x, y0), const_at(0u, x0, at.y), const_at(0u, at.x, at.y));
-    let q = quad_terms(b, row_term(0u, 3u, y0), row_term(0u, 3u, at.y));
-    let uv = momentum(q.ub, q.vb, q, row_term(1u, 0u, at.y), row_term(1u, 1u, at.y), row_term(1u, 2u, at.y), params.half_dt);
-    let h = q.hb - params.half_dt * (row_term(1u, 4u, at.y) * q.div);
-    let wet = const_at(3u, at.x, at.y) > 0.5;
-    let around = vec4<f32>(const_at(1u, x0, y0), const_at(1u, at.x, y0), const_at(1u, x0, at.y), const_at(1u, at.x, at.y));
-    let shore = shore_height(window(2u), around, q.hb);
+    let lo = vec2(before(at.x, params.nx), before(at.y, params.ny));
+    let q = quad_terms(const_window(0u, lo, at), row_term(0u, 3u, lo.y, 0u), row_term(0u, 3u, at.y, 1u));
+    let uv = momentum(q.ub, q.vb, q, row_term(1u, 0u, at.y, 1u), row_term(1u, 1u, at.y, 1u), row_term(1u, 2u, at.y, 1u), params.half_dt);
+    let h = q.hb - params.half_dt * (row_term(1u, 4u, at.y, 1u) * q.div);
+    let wet = window_const(3u, at, vec2(1u, 1u)) > 0.5;
+    let shore = shore_height(window(2u), const_window(1u, lo, at), q.hb);
     return array<f32, FIELDS>(select(0.0, uv.x, wet), select(0.0, uv.y, wet), select(shore, h, wet));
 }
 
 // Half step 2: the centre `at` from the 2 x 2 corners around it and its value at the step's start.
 fn swe_correct(at: vec2<u32>) -> array<f32, FIELDS> {
-    let x1 = after(at.x, params.nx);
-    let y1 = after(at.y, params.ny);
-    let b = vec4<f32>(const_at(2u, at.x, at.y), const_at(2u, x1, at.y), const_at(2u, at.x, y1), const_at(2u, x1, y1));
-    let q = quad_terms(b, row_term(1u, 3u, at.y), row_term(1u, 3u, y1));
+    let hi = vec2(after(at.x, params.nx), after(at.y, params.ny));
+    let q = quad_terms(const_window(2u, at, hi), row_term(1u, 3u, at.y, 0u), row_term(1u, 3u, hi.y, 1u));
     let u0 = base(0u, 0u, 0u);
     let v0 = base(1u, 0u, 0u);
     let h0 = base(2u, 0u, 0u);
-    let uv = momentum(u0, v0, q, row_term(0u, 0u, at.y), row_term(0u, 1u, at.y), row_term(0u, 2u, at.y), params.dt);
-    let h = h0 - params.dt * (row_term(0u, 4u, at.y) * q.div);
-    let wet = const_at(1u, at.x, at.y) > 0.5;
+    let uv = momentum(u0, v0, q, row_term(0u, 0u, at.y, 0u), row_term(0u, 1u, at.y, 0u), row_term(0u, 2u, at.y, 0u), params.dt);
+    let h = h0 - params.dt * (row_term(0u, 4u, at.y, 0u) * q.div);
+    let wet = window_const(1u, at, vec2(0u, 0u)) > 0.5;
     return array<f32, FIELDS>(select(u0, uv.x, wet), select(v0, uv.y, wet), select(h0, h, wet));
 }

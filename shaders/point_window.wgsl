@@ -1,0 +1,62 @@
+// import kernel
+// A run of a Point stage's points along a row keeps its window in registers: the remapped
+// state (`cur`), the kernel's constant planes (`window_const`) and row constants (`row_const`)
+// at the window's WINDOW x WINDOW points (w + 1, composed in; at most 3). Each next point
+// slides the window one column and loads only the new column; the row constants are loaded
+// once per run. On lavapipe every load is a scalar load per lane, and LLVM drops the loads
+// of values no stage reads. The driver defines `state_value(f, dy)`, the remapped state of
+// field `f` at window row `dy` of the column being loaded.
+
+var<private> window_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
+var<private> const_values: array<array<vec3<f32>, WINDOW>, CONSTS>;
+var<private> row_values: array<array<f32, WINDOW>, ROW_CONSTS>;
+// Global rows of the window.
+var<private> window_ys: array<u32, WINDOW>;
+
+fn cur(f: u32, dx: u32, dy: u32) -> f32 {
+    return window_values[f][dy][dx];
+}
+
+// The stage names the global point `p` of window offset `d`; the window already holds it.
+fn window_const(c: u32, p: vec2<u32>, d: vec2<u32>) -> f32 {
+    return const_values[c][d.y][d.x];
+}
+
+fn row_const(t: u32, y: u32, dy: u32) -> f32 {
+    return row_values[t][dy];
+}
+
+// The point `first + d` of a torus of `size` points (`first` < size, d <= size).
+fn torus(first: u32, d: u32, size: u32) -> u32 {
+    let i = first + d;
+    return select(i, i - size, i >= size);
+}
+
+// Enters a run whose window's lowest global row is `y0` (of `ny`): loads its row constants.
+fn enter_rows(y0: u32, ny: u32) {
+    for (var dy = 0u; dy < WINDOW; dy++) {
+        window_ys[dy] = torus(y0, dy, ny);
+        for (var t = 0u; t < ROW_CONSTS; t++) {
+            row_values[t][dy] = load_row_const(t, window_ys[dy]);
+        }
+    }
+}
+
+// `v` one column on, with `value` in its last.
+fn slid(v: vec3<f32>, value: f32) -> vec3<f32> {
+    var out = vec3(v.y, v.z, 0.0);
+    out[WINDOW - 1u] = value;
+    return out;
+}
+
+// Slides the window one column, loading its new last column, global column `column`.
+fn push_column(column: u32) {
+    for (var dy = 0u; dy < WINDOW; dy++) {
+        for (var f = 0u; f < FIELDS; f++) {
+            window_values[f][dy] = slid(window_values[f][dy], state_value(f, dy));
+        }
+        for (var c = 0u; c < CONSTS; c++) {
+            const_values[c][dy] = slid(const_values[c][dy], load_const(c, vec2(column, window_ys[dy])));
+        }
+    }
+}
