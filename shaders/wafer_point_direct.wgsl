@@ -1,12 +1,15 @@
 // import links kernel owned_grid point_window
-// The fused engine's direct reads (`fused=direct`) of a Point stage on the PEs beyond the
-// link bands: one invocation per POINT_RUN (composed in) owned points along a row of the
-// dispatch's rectangle, the rectangle's owned points taken as one grid. The kernel's stage
-// function reads the window [i, i+w] x [j, j+w] of the remapped state through `cur` and of
-// the step's start through `base`, as on the explicit wafer; here each window value comes
-// from the owned cell of whichever PE holds it (point (r, c) reads the owned points r - w ..
-// r, c - w .. c; the rectangle starts at least w points in, so they lie on the wafer), so no
-// stage needs a comm layer. The run keeps its window in registers (shaders/point_window.wgsl).
+// The fused engine's direct reads (`fused=direct`) of a Point stage: one invocation per
+// POINT_RUN (composed in) owned points along a row of the dispatch's rectangle, the
+// rectangle's owned points taken as one grid. The kernel's stage function reads the window
+// [i, i+w] x [j, j+w] of the remapped state through `cur` and of the step's start through
+// `base`, as on the explicit wafer; here each window value comes from the owned cell of
+// whichever PE holds it (point (r, c) reads the owned points r - w .. r, c - w .. c), so no
+// stage needs a comm layer. The points within w of the wafer's low edges, whose windows reach
+// past it, are not this kernel's: the rectangle lies beyond the link bands, or the whole
+// wafer less those points goes here and they to `compute_edges`
+// (shaders/wafer_point_edges.wgsl). The run keeps its window in registers
+// (shaders/point_window.wgsl).
 
 @group(0) @binding(3) var<uniform> params: Params;
 @group(0) @binding(4) var<storage, read> x: array<f32>;
@@ -40,17 +43,20 @@ fn window_corner(p: vec2<u32>) -> vec2<u32> {
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, 1u));
-    if b.local >= dispatch.first + dispatch.count {
+    let w = wafer.w;
+    // The points within w of the wafer's low edges are `compute_edges`'s.
+    let start = max(b.at.x, w);
+    let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
+    if b.local >= dispatch.first + dispatch.count || b.at.y < w || start >= end {
         return;
     }
-    let w = wafer.w;
     let row0 = row_at(b.at.y - w);
     let row1 = row_after(row0);
     window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
     let origin = clock[b.local].yz;
-    let corner = window_corner(global_point(origin, b.at));
+    let corner = window_corner(global_point(origin, vec2(start, b.at.y)));
     enter_rows(corner.y, wafer.ny);
-    var col0 = column_at(b.at.x - w);
+    var col0 = column_at(start - w);
     var col1 = column_after(col0);
     var col2 = column_after(col1);
     window_cols = vec3(col0.cell, col1.cell, col2.cell);
@@ -61,8 +67,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         push_column(column);
         column = torus(column, 1u, wafer.nx);
     }
-    let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
-    for (var x = b.at.x; x < end; x++) {
+    for (var x = start; x < end; x++) {
         window_cols = vec3(col0.cell, col1.cell, col2.cell);
         loading = window_cols[WINDOW - 1u];
         push_column(column);

@@ -716,10 +716,18 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
         .with_links(LinkConfig::uniform(2, 3))
         .unwrap();
         let fields = problem.spec().fields.len() as u64;
-        let sram_cells = problem.cluster.wafer.sram_cells();
         for (devices, per_bank, fused) in [(1, 1, false), (1, 2, true), (2, 1, true), (2, 2, false)]
         {
-            let limit = (per_bank * sram_cells + 16) * fields * 4;
+            let unsplit = Placement {
+                devices,
+                fused,
+                ..Placement::default()
+            };
+            // Table 3's cells, or the dense grid's where the fused engine reads directly.
+            let cells = GpuCluster::new(ctx.clone(), &problem, &unsplit)
+                .unwrap()
+                .wafer_cells();
+            let limit = (per_bank * cells + 16) * fields * 4;
             let constants = problem.kernel.constants().len();
             let pages = Pages::new(constants, limit).unwrap().count;
             assert_eq!(
@@ -728,10 +736,8 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
                 "{constants} constants"
             );
             let split = Placement {
-                devices,
                 max_binding: Some(limit),
-                fused,
-                ..Placement::default()
+                ..unsplit
             };
             let mut banked = GpuCluster::new(ctx.clone(), &problem, &split).unwrap();
             let per_device = 6 / devices as u64;

@@ -619,6 +619,12 @@ impl GpuCluster {
         self.runners.iter().map(|r| r.shard.banks()).sum()
     }
 
+    /// Cells of one field of one wafer in the devices' SRAM layout (Table 3's, or the fused
+    /// engine's dense grid).
+    pub fn wafer_cells(&self) -> u64 {
+        self.runners[0].shard.wafer_cells()
+    }
+
     /// The raw ring buffers of the links in direction `dir` on device 0.
     pub fn link_ring(&self, dir: Direction) -> Result<Vec<f32>> {
         self.runners[0].shard.link_ring(dir)

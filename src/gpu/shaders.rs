@@ -11,7 +11,7 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 30] = [
+const LIBRARY: [(&str, &str); 31] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -87,6 +87,10 @@ const LIBRARY: [(&str, &str); 30] = [
     (
         "wafer_point_direct",
         include_str!("../../shaders/wafer_point_direct.wgsl"),
+    ),
+    (
+        "wafer_point_edges",
+        include_str!("../../shaders/wafer_point_edges.wgsl"),
     ),
     (
         "global_compute",
@@ -220,11 +224,23 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
     }
 }
 
-/// `compute_edges` of Rows3 stage `k` of `spec`: the points within 2 of the wafer's low
-/// edges, less its first two rows where the `vec4` reads take them.
+/// `compute_edges` of stage `k` of `spec`: the points within reach of the wafer's low edges,
+/// for a Rows3 stage less its first two rows where the `vec4` reads take them.
 pub fn wafer_edges(spec: &KernelSpec, k: usize, pages: Pages, vec4: bool) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
-    rows3_direct(&kernel, 1, if vec4 { 0 } else { 2 })
+    match spec.stages[k].driver {
+        Driver::Rows3 => rows3_direct(&kernel, 1, if vec4 { 0 } else { 2 }),
+        Driver::Point => {
+            let first = k == 0;
+            let keep = first && spec.stages.len() > 1;
+            compose(
+                library("wafer_point_edges"),
+                Some(&format!(
+                    "{kernel}\nconst FIRST_STAGE: bool = {first};\nconst KEEP_HALO: bool = {keep};\n"
+                )),
+            )
+        }
+    }
 }
 
 /// `shaders/wafer_direct.wgsl` with `kernel`, its invocations walking `rows` rows, its edges

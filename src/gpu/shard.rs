@@ -208,13 +208,22 @@ pub fn direct_reads(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> bo
 }
 
 /// PEs of the link bands that direct reads without time blocks leave to Table 3's sendrecv
-/// and compute: none for Rows3 stages, whose `compute_edges` reads the links past the
-/// wafer's low edges; a Point stage's window reaches w points beyond, ceil(w / n) PEs.
-fn direct_band(spec: &KernelSpec, g: &WaferGeometry) -> u32 {
+/// and compute: none where their `compute_edges` reads the links past the wafer's low edges
+/// (Rows3 stages; Point stages where the direct reads go by blocks of columns, lavapipe's
+/// tuning); else a Point stage's window reaches w points beyond, ceil(w / n) PEs.
+fn direct_band(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> u32 {
     match spec.stages[0].driver {
-        Driver::Rows3 => 0,
-        Driver::Point => g.w().div_ceil(g.n),
+        Driver::Point if tuning.direct_cols == 1 => g.w().div_ceil(g.n),
+        _ => 0,
     }
+}
+
+/// Cells per field and wafer of the halo that a Point stage's `compute_edges` keeps at a
+/// step's first stage (`shaders/wafer_point_edges.wgsl`): w rows below the wafer, from w
+/// columns left of it, and w columns left of it.
+fn halo_cells(g: &WaferGeometry) -> usize {
+    let size = g.global_size();
+    (g.w() * (size.x + size.y + g.w())) as usize
 }
 
 /// Invocations of `sendrecv_cells` per PE: one per `cells` cells of each comm line (the w
@@ -263,7 +272,8 @@ struct Kernel {
 /// clock tick in place of `sendrecv` and its tiled stages, which receive as they compute; or,
 /// with direct reads, the tick and each stage's direct kernel beyond the link bands, and on
 /// the bands ([`direct_band`], or those of time blocks) Table 3's `sendrecv` and `compute` or
-/// the tiled stages, or where there are none the points by the wafer's low edges, which tick.
+/// the tiled stages, or where there are none the points by the wafer's low edges (which
+/// tick for Rows3 stages; Point stages, which read the clock, keep the tick before them).
 struct Remap {
     /// `sendrecv` or the tick; none where the edges tick.
     receive: Option<Kernel>,
@@ -445,7 +455,11 @@ impl Shard {
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps()));
         let direct = fused && direct_reads(&ctx.tuning, spec, &g);
-        let direct_band = if direct { direct_band(spec, &g) } else { 0 };
+        let direct_band = if direct {
+            direct_band(&ctx.tuning, spec, &g)
+        } else {
+            0
+        };
         let band = blocked.map_or(direct_band, |b| b.band());
         let tiled = matches!(blocked, Some(TimeBlocks::Tiles(_)));
         // Heat's direct reads by blocks of 8 columns, which read no comm layer, keep the owned
@@ -454,7 +468,8 @@ impl Shard {
         let dense = direct
             && ctx.tuning.direct_cols == BLOCK_COLS
             && (matches!(blocked, Some(TimeBlocks::Rows(_))) || (blocked.is_none() && band == 0));
-        let vec4 = dense && (g.pes_x * g.n).is_multiple_of(4);
+        let rows3 = spec.stages[0].driver == Driver::Rows3;
+        let vec4 = dense && rows3 && (g.pes_x * g.n).is_multiple_of(4);
         let layout = match dense {
             true => SramLayout::dense(&g),
             false => SramLayout::table3(&g),
@@ -542,6 +557,9 @@ impl Shard {
                     "history",
                     ctx.storage_buffer("history", &vec![0.0; history])?,
                 ));
+                let halo = bank.count * fields * halo_cells(&g);
+                ctx.check_binding("the halo of the step's start", halo as u64 * 4)?;
+                named.push(("halo", ctx.storage_buffer("halo", &vec![0.0; halo])?));
                 named.extend(consts.iter().cloned());
                 Ok(Resources {
                     named,
@@ -623,17 +641,32 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
         };
-        // The points within 2 of the wafer's low edges (less the first two rows, which vec4
-        // reads take), of each Rows3 stage, and the tick.
+        // The points within reach of the wafer's low edges, of each stage: for Rows3 within 2
+        // (less the first two rows, which vec4 reads take), and the tick; for Point within w,
+        // and at a step's first stage of several the halo cells it keeps.
         let edge_stages = || {
             let size = g.global_size().as_u64vec2();
-            let rows = if vec4 { 0 } else { 2 };
-            let points = rows * size.x + 2 * (size.y - rows) + 1;
+            let w = g.w() as u64;
             let edge_kernel = |(k, stage): (usize, &Stage)| {
+                let points = match stage.driver {
+                    Driver::Rows3 => {
+                        let rows = if vec4 { 0 } else { 2 };
+                        rows * size.x + 2 * (size.y - rows) + 1
+                    }
+                    Driver::Point => {
+                        let kept = (k == 0 && stages > 1) as u64 * halo_cells(&g) as u64;
+                        w * (size.x + size.y - w) + kept
+                    }
+                };
                 let source = shaders::wafer_edges(spec, k, pages, vec4);
                 let label = format!("{} edges", stage.name);
-                let spread = Spread::Wafer(points);
-                build(&label, &source, "compute_edges", spread, Some(k))
+                build(
+                    &label,
+                    &source,
+                    "compute_edges",
+                    Spread::Wafer(points),
+                    Some(k),
+                )
             };
             spec.stages.iter().enumerate().map(edge_kernel).collect()
         };
@@ -666,7 +699,8 @@ impl Shard {
                 band_receive: None,
             },
             (_, false) => Remap {
-                receive: explicit_bands.then(tick),
+                // Rows3 edges tick; Point stages read the clock, ticked before them.
+                receive: (explicit_bands || !rows3).then(tick),
                 stages: if explicit_bands {
                     explicit_stages()
                 } else {
@@ -998,6 +1032,11 @@ impl Shard {
     /// SRAM buffers per slot: one per bank.
     pub fn banks(&self) -> usize {
         self.banks.len()
+    }
+
+    /// Cells of one field of one wafer in this device's SRAM layout.
+    pub fn wafer_cells(&self) -> u64 {
+        self.layout.wafer_cells()
     }
 
     /// Writes this device's wafers' owned cells after `steps` whole steps (the grid

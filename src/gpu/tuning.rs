@@ -115,7 +115,9 @@ pub struct Tuning {
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
     /// stage's direct-read invocations then take runs of 16 points along a row, or single
-    /// points ([`Tuning::point_run`]).
+    /// points ([`Tuning::point_run`]); with runs the dense grid too, and the points by the
+    /// wafer's low edges read the links (`compute_edges`), where single points leave link
+    /// bands of one PE to Table 3's `sendrecv` and `compute`.
     pub direct_cols: u32,
     /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
     /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
