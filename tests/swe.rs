@@ -88,6 +88,26 @@ fn the_gpu_wafer_and_cluster_on_two_devices_equal_the_global_kernel_explicit_and
     }
 }
 
+/// The Rust/WGSL seam of the constants: the planes and row terms that `swe.wgsl` declares
+/// (`CONSTS`, `ROW_CONSTS`) are those the kernel lays out.
+#[test]
+fn the_constants_layout_is_the_one_the_wgsl_declares() {
+    use wafer_emu::gpu::{constants::Pages, shaders};
+    use wafer_emu::kernels::swe::{PLANES, ROW_TERMS};
+    let problem = common::swe_problem((1, 1), (9, 5), 4, 1);
+    let spec = problem.spec();
+    let source = shaders::wafer_stage(spec, &spec.stages[0], Pages::ONE);
+    let declared = |name| shaders::const_u32(&source, name).map(|v| v as usize);
+    assert_eq!(declared("CONSTS"), Some(PLANES));
+    assert_eq!(declared("ROW_CONSTS"), Some(2 * ROW_TERMS));
+    let (nx, ny) = (36, 20);
+    assert_eq!(problem.initial_state()[0].nx as usize, nx);
+    assert_eq!(
+        problem.kernel.constants().len(),
+        PLANES * nx * ny + 2 * ROW_TERMS * ny
+    );
+}
+
 /// GPU and CPU run the same operations; drivers may contract a multiply-add into an FMA,
 /// which changes the last bit of a product. Bound: 1e-4 relative to each field's range
 /// after 10 steps (a few hundred ulps of the largest value; measured differences are printed).

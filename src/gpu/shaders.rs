@@ -489,6 +489,20 @@ pub struct Binding {
     pub entry: wgpu::BindGroupLayoutEntry,
 }
 
+/// The value of `const NAME: u32` in `source` (reflected by naga), for the tests of the
+/// Rust/WGSL seam.
+pub fn const_u32(source: &str, name: &str) -> Option<u32> {
+    let module = naga::front::wgsl::parse_str(source).ok()?;
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))?;
+    match module.global_expressions[c.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => Some(v),
+        _ => None,
+    }
+}
+
 /// The bindings of a composed shader, reflected from its global variables: uniform buffers
 /// (at a dynamic offset in [`DISPATCH_GROUP`]), read-only and read-write storage buffers,
 /// visible to compute; sorted by group and binding.

@@ -269,9 +269,17 @@ impl SweConfig {
     }
 }
 
-/// The constant fields in the layout `swe.wgsl` reads through `consts_at`: centre bathymetry and
-/// mask, corner bathymetry and mask (corner `(x, y)` is the one below-left of centre
-/// `(x, y)`), then five row terms of every centre row and every corner row.
+/// Planes of the grid in the constants: centre bathymetry and mask, corner bathymetry and mask
+/// (`CONSTS` in `swe.wgsl`).
+pub const PLANES: usize = 4;
+
+/// Row terms of centre rows, and again of corner rows (`ROW_CONSTS = 2 ROW_TERMS` in
+/// `swe.wgsl`).
+pub const ROW_TERMS: usize = 5;
+
+/// The constant fields in the layout `swe.wgsl` reads through `consts_at`: the [`PLANES`]
+/// (corner `(x, y)` is the one below-left of centre `(x, y)`), then the [`ROW_TERMS`] of
+/// every centre row and of every corner row.
 #[derive(Clone, Debug)]
 pub struct Constants {
     nx: u32,
@@ -290,7 +298,7 @@ impl Constants {
             data,
             padded: vec![],
         };
-        let padded = grid_values(nx + 2, 4 * ny, |x, row| {
+        let padded = grid_values(nx + 2, PLANES as u32 * ny, |x, row| {
             c.at((row / ny) as usize, x + nx - 1, row % ny)
         });
         c.padded = padded;
@@ -316,8 +324,9 @@ impl Constants {
 
     /// Row term `term` of centre rows or corner rows.
     pub fn row_term(&self, corner: bool, term: usize, y: u32) -> f32 {
-        let index = (corner as usize * 5 + term) * self.ny as usize + (y % self.ny) as usize;
-        self.data[4 * self.plane() + index]
+        let index =
+            (corner as usize * ROW_TERMS + term) * self.ny as usize + (y % self.ny) as usize;
+        self.data[PLANES * self.plane() + index]
     }
 }
 
@@ -398,7 +407,8 @@ impl Swe {
         let wall = |y: u32| y == 0 || y + 1 == ny;
         let wet = |x: u32, y: u32| !wall(y) && sea(x, y);
         let flows = |x, y| sea(x, y) && (!wall(y) || config.walls == Walls::Prescribed);
-        let mut data = Vec::with_capacity((4 * nx * ny + 10 * ny) as usize);
+        let mut data =
+            Vec::with_capacity(PLANES * (nx * ny) as usize + 2 * ROW_TERMS * ny as usize);
         let b = |x: u32, y: u32| (elevation[(y % ny * nx + x % nx) as usize] + sea_level) as f32;
         let centres = |f: &(dyn Fn(u32, u32) -> f32 + Sync)| grid_values(nx, ny, f);
         data.extend(centres(&|x, y| b(x, y)));
@@ -418,7 +428,7 @@ impl Swe {
         let omega = if config.coriolis { OMEGA } else { 0.0 };
         for offset in [0.0, -0.5] {
             let lat = |y: u32| mercator.lat(y as f64 + offset);
-            let terms: [&dyn Fn(f64) -> f64; 5] = [
+            let terms: [&dyn Fn(f64) -> f64; ROW_TERMS] = [
                 &|l| 1.0 / (EARTH_RADIUS * l.cos()),
                 &|l| l.tan() / EARTH_RADIUS,
                 &|l| 2.0 * omega * l.sin(),
