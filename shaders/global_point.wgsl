@@ -3,12 +3,18 @@
 // invocation per POINT_RUN (composed in) points along a row calls the kernel's stage function
 // at each, whose window starts ORIGIN points below-left of the point (the stage's `origin`, a
 // constant composed in); the run keeps its window in registers (shaders/point_window.wgsl).
+// With QUADS (rows of whole vec4s) a run is that of the points whose new window columns are
+// POINT_RUN columns from a multiple of it, loaded four at a time.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<uniform> params: Params;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> x0: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(5) var<storage, read> x4: array<vec4<f32>>;
+
+// Columns from a point to its window's last.
+const LEAD: u32 = u32(ORIGIN + i32(WINDOW) - 1);
 
 // The window's lower-left point, and the column being loaded.
 var<private> window_x: u32;
@@ -19,8 +25,22 @@ fn state_value(f: u32, dy: u32) -> f32 {
     return x[f * grid.plane + window_ys[dy] * grid.nx + loading];
 }
 
+fn state_quad(f: u32, dy: u32) -> vec4<f32> {
+    return x4[(f * grid.plane + window_ys[dy] * grid.nx + loading) / 4u];
+}
+
 fn base(f: u32, dx: u32, dy: u32) -> f32 {
     return x0[f * grid.plane + torus(window_y, dy, grid.ny) * grid.nx + torus(window_x, dx, grid.nx)];
+}
+
+// Computes and stores point `at` (`window_x` its window's first column), then steps the
+// window's first column on.
+fn store_point(at: vec2<u32>) {
+    let fresh = stage_point(at);
+    for (var f = 0u; f < FIELDS; f++) {
+        y[f * grid.plane + at.y * grid.nx + at.x] = fresh[f];
+    }
+    window_x = torus(window_x, 1u, grid.nx);
 }
 
 @compute @workgroup_size(64)
@@ -32,22 +52,31 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     let row = id / runs;
     let first = (id - row * runs) * POINT_RUN;
+    let end = min(first + POINT_RUN, grid.nx);
     // ORIGIN is in [-w, 0]: add one turn of the torus to stay unsigned.
     window_y = torus(row, u32(i32(grid.ny) + ORIGIN), grid.ny);
     enter_rows(window_y, grid.ny);
-    window_x = torus(first, u32(i32(grid.nx) + ORIGIN), grid.nx);
+    // With QUADS the run's new columns are first .. end, its points LEAD columns before them.
+    window_x = torus(first, select(u32(i32(grid.nx) + ORIGIN), grid.nx + 1u - WINDOW, QUADS), grid.nx);
     loading = window_x;
     for (var dx = 0u; dx + 1u < WINDOW; dx++) {
         push_column(loading);
         loading = torus(loading, 1u, grid.nx);
     }
-    for (var at_x = first; at_x < min(first + POINT_RUN, grid.nx); at_x++) {
+    if QUADS {
+        for (var c = first; c < end; c += 4u) {
+            loading = c;
+            load_quads();
+            for (var lane = 0u; lane < 4u; lane++) {
+                push_lane(lane, c + lane);
+                store_point(vec2(torus(c + lane, grid.nx - LEAD, grid.nx), row));
+            }
+        }
+        return;
+    }
+    for (var at_x = first; at_x < end; at_x++) {
         push_column(loading);
         loading = torus(loading, 1u, grid.nx);
-        let fresh = stage_point(vec2(at_x, row));
-        for (var f = 0u; f < FIELDS; f++) {
-            y[f * grid.plane + row * grid.nx + at_x] = fresh[f];
-        }
-        window_x = torus(window_x, 1u, grid.nx);
+        store_point(vec2(at_x, row));
     }
 }

@@ -5,7 +5,7 @@
 // slides the window one column and loads only the new column; the row constants are loaded
 // once per run. On lavapipe every load is a scalar load per lane, and LLVM drops the loads
 // of values no stage reads. The driver defines `state_value(f, dy)`, the remapped state of
-// field `f` at window row `dy` of the column being loaded.
+// field `f` at window row `dy` of the column being loaded, and `state_quad(f, dy)`.
 
 var<private> window_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
 var<private> const_values: array<array<vec3<f32>, WINDOW>, CONSTS>;
@@ -55,6 +55,34 @@ fn push_column(column: u32) {
         for (var f = 0u; f < FIELDS; f++) {
             window_values[f][dy] = slid(window_values[f][dy], state_value(f, dy));
         }
+    }
+    push_consts(column);
+}
+
+// The state's next four new columns, where the driver loads them as vec4s (`state_quad(f,
+// dy)`, from a new column at a multiple of 4): a quarter of the loads.
+var<private> quads: array<array<vec4<f32>, WINDOW>, FIELDS>;
+
+fn load_quads() {
+    for (var dy = 0u; dy < WINDOW; dy++) {
+        for (var f = 0u; f < FIELDS; f++) {
+            quads[f][dy] = state_quad(f, dy);
+        }
+    }
+}
+
+// As `push_column`, the new state column lane `lane` of the quads.
+fn push_lane(lane: u32, column: u32) {
+    for (var dy = 0u; dy < WINDOW; dy++) {
+        for (var f = 0u; f < FIELDS; f++) {
+            window_values[f][dy] = slid(window_values[f][dy], quads[f][dy][lane]);
+        }
+    }
+    push_consts(column);
+}
+
+fn push_consts(column: u32) {
+    for (var dy = 0u; dy < WINDOW; dy++) {
         for (var c = 0u; c < CONSTS; c++) {
             const_values[c][dy] = slid(const_values[c][dy], load_const(c, vec2(column, window_ys[dy])));
         }

@@ -16,6 +16,7 @@
 @group(0) @binding(5) var<storage, read> x0: array<f32>;
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
 @group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read> x4: array<vec4<f32>>;
 
 // SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns,
 // and of the column being loaded; past WINDOW they are never read.
@@ -25,6 +26,10 @@ var<private> loading: u32;
 
 fn state_value(f: u32, dy: u32) -> f32 {
     return x[f * wafer.plane + window_rows[dy] + loading];
+}
+
+fn state_quad(f: u32, dy: u32) -> vec4<f32> {
+    return x4[(f * wafer.plane + window_rows[dy] + loading) / 4u];
 }
 
 fn base(f: u32, dx: u32, dy: u32) -> f32 {
@@ -37,15 +42,29 @@ fn window_corner(p: vec2<u32>) -> vec2<u32> {
     return vec2(torus(p.x, u32(i32(size.x) + ORIGIN), size.x), torus(p.y, u32(i32(size.y) + ORIGIN), size.y));
 }
 
+// Computes and stores point `x` of the run's row (`window_cols` its window's columns).
+fn store_point(origin: vec2<u32>, x: u32, row: u32) {
+    let w = wafer.w;
+    // The global point of the written cell, as the explicit point driver finds it.
+    let fresh = stage_point(global_point(origin, vec2(x, row)));
+    let out = window_rows[w] + window_cols[w];
+    for (var f = 0u; f < FIELDS; f++) {
+        y[f * wafer.plane + out] = fresh[f];
+    }
+}
+
 // An invocation's run of points shares its window rows and the divisions that find them,
 // and steps each next column without one (on lavapipe a division per lane is a scalar
-// instruction; on a GPU neighbouring invocations take neighbouring points, runs of 1).
+// instruction; on a GPU neighbouring invocations take neighbouring points, runs of 1). With
+// QUADS (the dense grid, its width a multiple of 4) the run loads the state's new columns
+// four at a time and starts at its block's first point: a wafer's first w columns come out
+// wrong here and right from `compute_edges`, which runs after.
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, 1u));
     let w = wafer.w;
     // The points within w of the wafer's low edges are `compute_edges`'s.
-    let start = max(b.at.x, w);
+    let start = select(max(b.at.x, w), b.at.x, QUADS);
     let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
     if b.local >= dispatch.first + dispatch.count || b.at.y < w || start >= end {
         return;
@@ -56,12 +75,32 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let origin = clock[b.local].yz;
     let corner = window_corner(global_point(origin, vec2(start, b.at.y)));
     enter_rows(corner.y, wafer.ny);
+    // The global column of the window column loaded next.
+    var column = corner.x;
+    if QUADS {
+        // The dense grid's column x is cell x of its row.
+        for (var dx = 0u; dx + 1u < WINDOW; dx++) {
+            loading = start - w + dx;
+            push_column(column);
+            column = torus(column, 1u, wafer.nx);
+        }
+        for (var x = start; x < end; x += 4u) {
+            loading = x;
+            load_quads();
+            for (var lane = 0u; lane < 4u; lane++) {
+                let first = x + lane - w;
+                window_cols = vec3(first, first + 1u, first + 2u);
+                push_lane(lane, column);
+                column = torus(column, 1u, wafer.nx);
+                store_point(origin, x + lane, b.at.y);
+            }
+        }
+        return;
+    }
     var col0 = column_at(start - w);
     var col1 = column_after(col0);
     var col2 = column_after(col1);
     window_cols = vec3(col0.cell, col1.cell, col2.cell);
-    // The global column of the window column loaded next.
-    var column = corner.x;
     for (var dx = 0u; dx + 1u < WINDOW; dx++) {
         loading = window_cols[dx];
         push_column(column);
@@ -72,12 +111,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         loading = window_cols[WINDOW - 1u];
         push_column(column);
         column = torus(column, 1u, wafer.nx);
-        // The global point of the written cell, as the explicit point driver finds it.
-        let fresh = stage_point(global_point(origin, vec2(x, b.at.y)));
-        let out = window_rows[w] + window_cols[w];
-        for (var f = 0u; f < FIELDS; f++) {
-            y[f * wafer.plane + out] = fresh[f];
-        }
+        store_point(origin, x, b.at.y);
         col0 = col1;
         col1 = col2;
         col2 = column_after(col2);

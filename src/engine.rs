@@ -232,8 +232,8 @@ impl Hardware {
     /// before the dense grid: against the explicit wafer 8.6 to 9.0x at n = 2, 3.1 to 3.9x at
     /// n = 4, 1.85 to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32, 0.95
     /// to 0.98x at n = 64), and shallow water at every `n` (its direct reads by runs of 16
-    /// points sliding their window of state and constants, 1024^2 in two runs: 4.0x at n =
-    /// 2, 1.58 to 1.81x from n = 8 to 64).
+    /// points sliding their window of state and constants, the state loaded by vec4s, no link
+    /// bands, 1024^2 in three runs: 5.8 to 5.9x at n = 2, 2.1 to 2.7x from n = 8 to 128).
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;
         match self {

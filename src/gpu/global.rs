@@ -43,8 +43,9 @@ impl GpuGlobal {
         let spec = problem.spec();
         let state = problem.initial_state();
         let (nx, ny) = (state[0].nx, state[0].ny);
-        let vec4_rows = nx.is_multiple_of(BLOCK_COLS);
         let rows3 = spec.stages.iter().all(|s| s.driver == Driver::Rows3);
+        // Rows of whole vec4s: blocks of 8 for Rows3 stages, one vec4 for Point stages.
+        let vec4_rows = nx.is_multiple_of(if rows3 { BLOCK_COLS } else { 4 });
         let pitch = if vec4_rows && rows3 {
             nx + ROW_SKEW
         } else {
@@ -90,6 +91,7 @@ impl GpuGlobal {
                                 ("params", &params),
                                 ("x", &slots[s.cur]),
                                 ("x0", &slots[s.base]),
+                                ("x4", &slots[s.cur]),
                                 ("y", &slots[s.out]),
                             ];
                             let used: Vec<_> = all

@@ -207,7 +207,8 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
 /// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4`, for the
-/// dense grid of `src/gpu/layout.rs`). A Rows3 stage's invocations walk `rows` rows, a Point
+/// dense grid of `src/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads
+/// its state by vec4s, `QUADS`). A Rows3 stage's invocations walk `rows` rows, a Point
 /// stage's take `rows` points along a row (`POINT_RUN`).
 pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: bool) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
@@ -217,9 +218,12 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
             Some(&format!("{kernel}\nconst DIRECT_ROWS: u32 = {rows}u;\n")),
         ),
         (Driver::Rows3, false) => rows3_direct(&kernel, rows, 2),
-        (Driver::Point, _) => compose(
+        (Driver::Point, quads) => compose(
             library("wafer_point_direct"),
-            Some(&point_run(spec, &kernel, rows)),
+            Some(&format!(
+                "{}const QUADS: bool = {quads};\n",
+                point_run(spec, &kernel, rows)
+            )),
         ),
     }
 }
@@ -345,7 +349,7 @@ pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> Strin
 
 /// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
 /// multiple of `BLOCK_COLS`) loads and stores them in vec4s, a Point stage's invocations take
-/// runs of `run` points.
+/// runs of `run` points, with `vec4` rows (`nx` a multiple of 4) loading them by vec4s.
 pub fn global_stage(
     spec: &KernelSpec,
     stage: &Stage,
@@ -367,7 +371,11 @@ pub fn global_stage(
         }
         Driver::Point => compose(
             library("global_point"),
-            Some(&point_run(spec, &kernel, run)),
+            Some(&format!(
+                "{}const QUADS: bool = {};\n",
+                point_run(spec, &kernel, run),
+                vec4 && run.is_multiple_of(4)
+            )),
         ),
     }
 }
@@ -452,7 +460,17 @@ pub fn all() -> Vec<(String, String)> {
                         ),
                         ("edges_vec4".to_string(), wafer_edges(spec, k, pages, true)),
                     ],
-                    Driver::Point => vec![],
+                    Driver::Point => vec![
+                        (
+                            "direct_quads".to_string(),
+                            wafer_direct(spec, k, pages, 16, true),
+                        ),
+                        ("edges".to_string(), wafer_edges(spec, k, pages, false)),
+                        (
+                            "global_quads".to_string(),
+                            global_stage(spec, stage, pages, (true, 16)),
+                        ),
+                    ],
                 };
                 for (engine, source) in variants.chain(vec4) {
                     shaders.push((format!("{engine}{tag}/{name}"), source));

@@ -469,7 +469,8 @@ impl Shard {
             && ctx.tuning.direct_cols == BLOCK_COLS
             && (matches!(blocked, Some(TimeBlocks::Rows(_))) || (blocked.is_none() && band == 0));
         let rows3 = spec.stages[0].driver == Driver::Rows3;
-        let vec4 = dense && rows3 && (g.pes_x * g.n).is_multiple_of(4);
+        let aligned = dense && (g.pes_x * g.n).is_multiple_of(4);
+        let vec4 = aligned && rows3;
         let layout = match dense {
             true => SramLayout::dense(&g),
             false => SramLayout::table3(&g),
@@ -629,7 +630,7 @@ impl Shard {
                     Driver::Rows3 => rows,
                     Driver::Point => run,
                 };
-                let source = shaders::wafer_direct(spec, k, pages, walk, vec4);
+                let source = shaders::wafer_direct(spec, k, pages, walk, aligned);
                 let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
@@ -725,7 +726,7 @@ impl Shard {
         let mut engine = match (block, fused) {
             _ if dense => format!(
                 "fused, reading the neighbours' cells and the links directly, by {} of the owned points' dense grid",
-                if vec4 { "vec4s" } else { "values" }
+                if aligned { "vec4s" } else { "values" }
             ),
             _ if direct && blocked.is_none() && band == 0 => {
                 "fused, reading the neighbours' cells and the links directly".into()
