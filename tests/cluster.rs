@@ -216,7 +216,9 @@ fn random_clusters_with_random_thread_sleeps_equal_the_global_kernel() {
 
 /// The fused engine (a workgroup is a block of PEs) equals the explicit engine and the global
 /// kernel bit for bit: every kernel, n in {1, 2, 3, 5, 16}, odd PE counts, wafer edges that
-/// cut a workgroup's block (along x and along y), clusters with link delays, two devices.
+/// cut a workgroup's block (along x and along y), clusters with link delays, two devices,
+/// wafers whose width is and is not a multiple of 4 (vec4 loads of the dense grid, where
+/// direct reads go by blocks of columns).
 #[test]
 fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
@@ -224,6 +226,7 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
         ((1, 1), (67, 5), 1),
         ((2, 3), (3, 2), 2),
         ((1, 1), (3, 100), 2),
+        ((1, 2), (6, 5), 2),
         ((1, 1), (7, 5), 3),
         ((3, 1), (13, 9), 5),
         ((2, 2), (7, 5), 16),

@@ -558,9 +558,12 @@ impl Shard {
                     "history",
                     ctx.storage_buffer("history", &vec![0.0; history])?,
                 ));
-                let halo = bank.count * fields * halo_cells(&g);
-                ctx.check_binding("the halo of the step's start", halo as u64 * 4)?;
-                named.push(("halo", ctx.storage_buffer("halo", &vec![0.0; halo])?));
+                // Point stages' `compute_edges` (with no link bands: the dense grid).
+                if dense && !rows3 {
+                    let halo = bank.count * fields * halo_cells(&g);
+                    ctx.check_binding("the halo of the step's start", halo as u64 * 4)?;
+                    named.push(("halo", ctx.storage_buffer("halo", &vec![0.0; halo])?));
+                }
                 named.extend(consts.iter().cloned());
                 Ok(Resources {
                     named,
