@@ -12,13 +12,12 @@
 @group(0) @binding(3) var<storage, read> x0: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
 @group(0) @binding(5) var<storage, read> x4: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> x0_4: array<vec4<f32>>;
 
 // Columns from a point to its window's last.
 const LEAD: u32 = u32(ORIGIN + i32(WINDOW) - 1);
 
-// The window's lower-left point, and the column being loaded.
-var<private> window_x: u32;
-var<private> window_y: u32;
+// The column being loaded.
 var<private> loading: u32;
 
 fn state_value(f: u32, dy: u32) -> f32 {
@@ -29,18 +28,19 @@ fn state_quad(f: u32, dy: u32) -> vec4<f32> {
     return x4[(f * grid.plane + window_ys[dy] * grid.nx + loading) / 4u];
 }
 
-fn base(f: u32, dx: u32, dy: u32) -> f32 {
-    return x0[f * grid.plane + torus(window_y, dy, grid.ny) * grid.nx + torus(window_x, dx, grid.nx)];
+fn base_value(f: u32, dy: u32) -> f32 {
+    return x0[f * grid.plane + window_ys[dy] * grid.nx + loading];
 }
 
-// Computes and stores point `at` (`window_x` its window's first column), then steps the
-// window's first column on.
+fn base_quad(f: u32, dy: u32) -> vec4<f32> {
+    return x0_4[(f * grid.plane + window_ys[dy] * grid.nx + loading) / 4u];
+}
+
 fn store_point(at: vec2<u32>) {
     let fresh = stage_point(at);
     for (var f = 0u; f < FIELDS; f++) {
         y[f * grid.plane + at.y * grid.nx + at.x] = fresh[f];
     }
-    window_x = torus(window_x, 1u, grid.nx);
 }
 
 @compute @workgroup_size(64)
@@ -54,11 +54,10 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let first = (id - row * runs) * POINT_RUN;
     let end = min(first + POINT_RUN, grid.nx);
     // ORIGIN is in [-w, 0]: add one turn of the torus to stay unsigned.
-    window_y = torus(row, u32(i32(grid.ny) + ORIGIN), grid.ny);
-    enter_rows(window_y, grid.ny);
-    // With QUADS the run's new columns are first .. end, its points LEAD columns before them.
-    window_x = torus(first, select(u32(i32(grid.nx) + ORIGIN), grid.nx + 1u - WINDOW, QUADS), grid.nx);
-    loading = window_x;
+    enter_rows(torus(row, u32(i32(grid.ny) + ORIGIN), grid.ny), grid.ny);
+    // The window's first column; with QUADS the run's new columns are first .. end, its
+    // points LEAD columns before them.
+    loading = torus(first, select(u32(i32(grid.nx) + ORIGIN), grid.nx + 1u - WINDOW, QUADS), grid.nx);
     for (var dx = 0u; dx + 1u < WINDOW; dx++) {
         push_column(loading);
         loading = torus(loading, 1u, grid.nx);

@@ -1,13 +1,16 @@
 // import kernel
 // A run of a Point stage's points along a row keeps its window in registers: the remapped
-// state (`cur`), the kernel's constant planes (`window_const`) and row constants (`row_const`)
+// state (`cur`), the step's start (`base`), the kernel's constant planes (`window_const`) and
+// row constants (`row_const`)
 // at the window's WINDOW x WINDOW points (w + 1, composed in; at most 3). Each next point
 // slides the window one column and loads only the new column; the row constants are loaded
 // once per run. On lavapipe every load is a scalar load per lane, and LLVM drops the loads
 // of values no stage reads. The driver defines `state_value(f, dy)`, the remapped state of
-// field `f` at window row `dy` of the column being loaded, and `state_quad(f, dy)`.
+// field `f` at window row `dy` of the column being loaded, `base_value(f, dy)` the step's
+// start there, and `state_quad(f, dy)` and `base_quad(f, dy)`.
 
 var<private> window_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
+var<private> base_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
 var<private> const_values: array<array<vec3<f32>, WINDOW>, CONSTS>;
 var<private> row_values: array<array<f32, WINDOW>, ROW_CONSTS>;
 // Global rows of the window.
@@ -15,6 +18,10 @@ var<private> window_ys: array<u32, WINDOW>;
 
 fn cur(f: u32, dx: u32, dy: u32) -> f32 {
     return window_values[f][dy][dx];
+}
+
+fn base(f: u32, dx: u32, dy: u32) -> f32 {
+    return base_values[f][dy][dx];
 }
 
 // The stage names the global point `p` of window offset `d`; the window already holds it.
@@ -54,6 +61,7 @@ fn push_column(column: u32) {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
             window_values[f][dy] = slid(window_values[f][dy], state_value(f, dy));
+            base_values[f][dy] = slid(base_values[f][dy], base_value(f, dy));
         }
     }
     push_consts(column);
@@ -62,11 +70,13 @@ fn push_column(column: u32) {
 // The state's next four new columns, where the driver loads them as vec4s (`state_quad(f,
 // dy)`, from a new column at a multiple of 4): a quarter of the loads.
 var<private> quads: array<array<vec4<f32>, WINDOW>, FIELDS>;
+var<private> base_quads: array<array<vec4<f32>, WINDOW>, FIELDS>;
 
 fn load_quads() {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
             quads[f][dy] = state_quad(f, dy);
+            base_quads[f][dy] = base_quad(f, dy);
         }
     }
 }
@@ -76,6 +86,7 @@ fn push_lane(lane: u32, column: u32) {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
             window_values[f][dy] = slid(window_values[f][dy], quads[f][dy][lane]);
+            base_values[f][dy] = slid(base_values[f][dy], base_quads[f][dy][lane]);
         }
     }
     push_consts(column);

@@ -17,6 +17,7 @@
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
 @group(0) @binding(8) var<storage, read> clock: array<vec4<u32>>;
 @group(0) @binding(9) var<storage, read> x4: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> x0_4: array<vec4<f32>>;
 
 // SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns,
 // and of the column being loaded; past WINDOW they are never read.
@@ -32,8 +33,12 @@ fn state_quad(f: u32, dy: u32) -> vec4<f32> {
     return x4[(f * wafer.plane + window_rows[dy] + loading) / 4u];
 }
 
-fn base(f: u32, dx: u32, dy: u32) -> f32 {
-    return x0[f * wafer.plane + window_rows[dy] + window_cols[dx]];
+fn base_value(f: u32, dy: u32) -> f32 {
+    return x0[f * wafer.plane + window_rows[dy] + loading];
+}
+
+fn base_quad(f: u32, dy: u32) -> vec4<f32> {
+    return x0_4[(f * wafer.plane + window_rows[dy] + loading) / 4u];
 }
 
 // The global point `p` less the window's reach (ORIGIN, in [-w, 0]), on the grid's torus.

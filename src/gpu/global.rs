@@ -92,6 +92,7 @@ impl GpuGlobal {
                                 ("x", &slots[s.cur]),
                                 ("x0", &slots[s.base]),
                                 ("x4", &slots[s.cur]),
+                                ("x0_4", &slots[s.base]),
                                 ("y", &slots[s.out]),
                             ];
                             let used: Vec<_> = all

@@ -409,6 +409,7 @@ impl Resources<'_> {
             ("x4", &self.sram[slots.cur]),
             ("y4", &self.sram[slots.out]),
             ("x0", &self.sram[slots.base]),
+            ("x0_4", &self.sram[slots.base]),
             ("y", &self.sram[slots.out]),
             ("next", &self.sram[1 - slots.base]),
             ("up_links", up),
