@@ -1,8 +1,8 @@
 // import kernel
 // A run of a Point stage's points along a row keeps its window in registers: the remapped
 // state (`cur`), the step's start (`base`), the kernel's constant planes (`window_const`) and
-// row constants (`row_const`)
-// at the window's WINDOW x WINDOW points (w + 1, composed in; at most 3). Each next point
+// row constants (`row_const`) at the window's WINDOW x WINDOW points (w + 1, composed in; at
+// most 3). Each next point
 // slides the window one column and loads only the new column; the row constants are loaded
 // once per run. On lavapipe every load is a scalar load per lane, and LLVM drops the loads
 // of values no stage reads. The driver defines `state_value(f, dy)`, the remapped state of
@@ -67,8 +67,9 @@ fn push_column(column: u32) {
     push_consts(column);
 }
 
-// The state's next four new columns, where the driver loads them as vec4s (`state_quad(f,
-// dy)`, from a new column at a multiple of 4): a quarter of the loads.
+// The next four new columns of the state and the step's start, where the driver loads them
+// as vec4s (`state_quad(f, dy)`, `base_quad(f, dy)`, from a new column at a multiple of 4):
+// a quarter of the loads.
 var<private> quads: array<array<vec4<f32>, WINDOW>, FIELDS>;
 var<private> base_quads: array<array<vec4<f32>, WINDOW>, FIELDS>;
 
@@ -81,7 +82,7 @@ fn load_quads() {
     }
 }
 
-// As `push_column`, the new state column lane `lane` of the quads.
+// As `push_column`, the new column lane `lane` of the quads.
 fn push_lane(lane: u32, column: u32) {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
