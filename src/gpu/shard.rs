@@ -463,9 +463,9 @@ impl Shard {
         };
         let band = blocked.map_or(direct_band, |b| b.band());
         let tiled = matches!(blocked, Some(TimeBlocks::Tiles(_)));
-        // Heat's direct reads by blocks of 8 columns, which read no comm layer, keep the owned
-        // points as one dense grid, and load vec4s where the wafer's width allows; their time
-        // blocks, in registers, too.
+        // Direct reads by blocks of 8 columns (runs of points for Point stages), which read no
+        // comm layer, keep the owned points as one dense grid, and load vec4s where the
+        // wafer's width allows; heat's time blocks in registers too.
         let dense = direct
             && ctx.tuning.direct_cols == BLOCK_COLS
             && (matches!(blocked, Some(TimeBlocks::Rows(_))) || (blocked.is_none() && band == 0));
