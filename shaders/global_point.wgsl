@@ -17,23 +17,20 @@
 // Columns from a point to its window's last.
 const LEAD: u32 = u32(ORIGIN + i32(WINDOW) - 1);
 
-// The column being loaded.
-var<private> loading: u32;
-
 fn state_value(f: u32, dy: u32) -> f32 {
-    return x[f * grid.plane + window_ys[dy] * grid.nx + loading];
+    return x[f * grid.plane + window_ys[dy] * grid.nx + next_column];
 }
 
 fn state_quad(f: u32, dy: u32) -> vec4<f32> {
-    return x4[(f * grid.plane + window_ys[dy] * grid.nx + loading) / 4u];
+    return x4[(f * grid.plane + window_ys[dy] * grid.nx + next_column) / 4u];
 }
 
 fn base_value(f: u32, dy: u32) -> f32 {
-    return x0[f * grid.plane + window_ys[dy] * grid.nx + loading];
+    return x0[f * grid.plane + window_ys[dy] * grid.nx + next_column];
 }
 
 fn base_quad(f: u32, dy: u32) -> vec4<f32> {
-    return x0_4[(f * grid.plane + window_ys[dy] * grid.nx + loading) / 4u];
+    return x0_4[(f * grid.plane + window_ys[dy] * grid.nx + next_column) / 4u];
 }
 
 fn store_point(at: vec2<u32>) {
@@ -53,29 +50,25 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let row = id / runs;
     let first = (id - row * runs) * POINT_RUN;
     let end = min(first + POINT_RUN, grid.nx);
-    // ORIGIN is in [-w, 0]: add one turn of the torus to stay unsigned.
-    enter_rows(torus(row, u32(i32(grid.ny) + ORIGIN), grid.ny), grid.ny);
-    // The window's first column; with QUADS the run's new columns are first .. end, its
-    // points LEAD columns before them.
-    loading = torus(first, select(u32(i32(grid.nx) + ORIGIN), grid.nx + 1u - WINDOW, QUADS), grid.nx);
+    let size = vec2(grid.nx, grid.ny);
+    // With QUADS the run's new columns are first .. end, its points LEAD columns before them.
+    let first_point = select(first, torus(first, grid.nx - LEAD, grid.nx), QUADS);
+    enter_run(window_corner(vec2(first_point, row), size), size);
     for (var dx = 0u; dx + 1u < WINDOW; dx++) {
-        push_column(loading);
-        loading = torus(loading, 1u, grid.nx);
+        push_column();
     }
     if QUADS {
         for (var c = first; c < end; c += 4u) {
-            loading = c;
             load_quads();
             for (var lane = 0u; lane < 4u; lane++) {
-                push_lane(lane, c + lane);
+                push_lane(lane);
                 store_point(vec2(torus(c + lane, grid.nx - LEAD, grid.nx), row));
             }
         }
         return;
     }
     for (var at_x = first; at_x < end; at_x++) {
-        push_column(loading);
-        loading = torus(loading, 1u, grid.nx);
+        push_column();
         store_point(vec2(at_x, row));
     }
 }

@@ -7,14 +7,18 @@
 // once per run. On lavapipe every load is a scalar load per lane, and LLVM drops the loads
 // of values no stage reads. The driver defines `state_value(f, dy)`, the remapped state of
 // field `f` at window row `dy` of the column being loaded, `base_value(f, dy)` the step's
-// start there, and `state_quad(f, dy)` and `base_quad(f, dy)`.
+// start there, and `state_quad(f, dy)` and `base_quad(f, dy)`; `next_column` is that
+// column's global column.
 
 var<private> window_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
 var<private> base_values: array<array<vec3<f32>, WINDOW>, FIELDS>;
 var<private> const_values: array<array<vec3<f32>, WINDOW>, CONSTS>;
 var<private> row_values: array<array<f32, WINDOW>, ROW_CONSTS>;
-// Global rows of the window.
+// Global rows of the window; the global column of the window column loaded next, on a torus
+// `window_width` columns wide.
 var<private> window_ys: array<u32, WINDOW>;
+var<private> next_column: u32;
+var<private> window_width: u32;
 
 fn cur(f: u32, dx: u32, dy: u32) -> f32 {
     return window_values[f][dy][dx];
@@ -39,10 +43,20 @@ fn torus(first: u32, d: u32, size: u32) -> u32 {
     return select(i, i - size, i >= size);
 }
 
-// Enters a run whose window's lowest global row is `y0` (of `ny`): loads its row constants.
-fn enter_rows(y0: u32, ny: u32) {
+// The lower-left point of the window of global point `p` (ORIGIN, in [-w, 0], from it) on
+// a torus of `size` points.
+fn window_corner(p: vec2<u32>, size: vec2<u32>) -> vec2<u32> {
+    let back = vec2<u32>(vec2<i32>(size) + ORIGIN);
+    return vec2(torus(p.x, back.x, size.x), torus(p.y, back.y, size.y));
+}
+
+// Enters a run whose first window's lower-left global point is `corner`, on a torus of
+// `size` points: loads its row constants.
+fn enter_run(corner: vec2<u32>, size: vec2<u32>) {
+    next_column = corner.x;
+    window_width = size.x;
     for (var dy = 0u; dy < WINDOW; dy++) {
-        window_ys[dy] = torus(y0, dy, ny);
+        window_ys[dy] = torus(corner.y, dy, size.y);
         for (var t = 0u; t < ROW_CONSTS; t++) {
             row_values[t][dy] = load_row_const(t, window_ys[dy]);
         }
@@ -56,15 +70,15 @@ fn slid(v: vec3<f32>, value: f32) -> vec3<f32> {
     return out;
 }
 
-// Slides the window one column, loading its new last column, global column `column`.
-fn push_column(column: u32) {
+// Slides the window one column, loading its new last column (global column `next_column`).
+fn push_column() {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
             window_values[f][dy] = slid(window_values[f][dy], state_value(f, dy));
             base_values[f][dy] = slid(base_values[f][dy], base_value(f, dy));
         }
     }
-    push_consts(column);
+    push_consts();
 }
 
 // The next four new columns of the state and the step's start, where the driver loads them
@@ -83,20 +97,21 @@ fn load_quads() {
 }
 
 // As `push_column`, the new column lane `lane` of the quads.
-fn push_lane(lane: u32, column: u32) {
+fn push_lane(lane: u32) {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var f = 0u; f < FIELDS; f++) {
             window_values[f][dy] = slid(window_values[f][dy], quads[f][dy][lane]);
             base_values[f][dy] = slid(base_values[f][dy], base_quads[f][dy][lane]);
         }
     }
-    push_consts(column);
+    push_consts();
 }
 
-fn push_consts(column: u32) {
+fn push_consts() {
     for (var dy = 0u; dy < WINDOW; dy++) {
         for (var c = 0u; c < CONSTS; c++) {
-            const_values[c][dy] = slid(const_values[c][dy], load_const(c, vec2(column, window_ys[dy])));
+            const_values[c][dy] = slid(const_values[c][dy], load_const(c, vec2(next_column, window_ys[dy])));
         }
     }
+    next_column = torus(next_column, 1u, window_width);
 }

@@ -19,10 +19,12 @@
 @group(0) @binding(9) var<storage, read> x4: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> x0_4: array<vec4<f32>>;
 
-// SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns,
-// and of the column being loaded; past WINDOW they are never read.
+// SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns
+// (the last also as a line, to step on), and of the column being loaded; past WINDOW they
+// are never read.
 var<private> window_rows: vec3<u32>;
 var<private> window_cols: vec3<u32>;
+var<private> last_col: Line;
 var<private> loading: u32;
 
 fn state_value(f: u32, dy: u32) -> f32 {
@@ -41,10 +43,18 @@ fn base_quad(f: u32, dy: u32) -> vec4<f32> {
     return x0_4[(f * wafer.plane + window_rows[dy] + loading) / 4u];
 }
 
-// The global point `p` less the window's reach (ORIGIN, in [-w, 0]), on the grid's torus.
-fn window_corner(p: vec2<u32>) -> vec2<u32> {
-    let size = vec2(wafer.nx, wafer.ny);
-    return vec2(torus(p.x, u32(i32(size.x) + ORIGIN), size.x), torus(p.y, u32(i32(size.y) + ORIGIN), size.y));
+// The window's columns from owned column `x` on.
+fn first_columns(x: u32) {
+    let col0 = column_at(x);
+    let col1 = column_after(col0);
+    last_col = column_after(col1);
+    window_cols = vec3(col0.cell, col1.cell, last_col.cell);
+}
+
+// The window's columns one column on.
+fn next_columns() {
+    last_col = column_after(last_col);
+    window_cols = vec3(window_cols.yz, last_col.cell);
 }
 
 // Computes and stores point `x` of the run's row (`window_cols` its window's columns).
@@ -78,47 +88,32 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     let row1 = row_after(row0);
     window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
     let origin = clock[b.local].yz;
-    let corner = window_corner(global_point(origin, vec2(start, b.at.y)));
-    enter_rows(corner.y, wafer.ny);
-    // The global column of the window column loaded next.
-    var column = corner.x;
+    let size = vec2(wafer.nx, wafer.ny);
+    enter_run(window_corner(global_point(origin, vec2(start, b.at.y)), size), size);
+    // With QUADS and start < w the columns wrap below 0: the dense grid's step on by one
+    // all the same.
+    first_columns(start - w);
+    for (var dx = 0u; dx + 1u < WINDOW; dx++) {
+        loading = window_cols[dx];
+        push_column();
+    }
     if QUADS {
-        // The dense grid's column x is cell x of its row.
-        for (var dx = 0u; dx + 1u < WINDOW; dx++) {
-            loading = start - w + dx;
-            push_column(column);
-            column = torus(column, 1u, wafer.nx);
-        }
         for (var x = start; x < end; x += 4u) {
+            // The dense grid's column x is cell x of its row.
             loading = x;
             load_quads();
             for (var lane = 0u; lane < 4u; lane++) {
-                let first = x + lane - w;
-                window_cols = vec3(first, first + 1u, first + 2u);
-                push_lane(lane, column);
-                column = torus(column, 1u, wafer.nx);
+                push_lane(lane);
                 store_point(origin, x + lane, b.at.y);
+                next_columns();
             }
         }
         return;
     }
-    var col0 = column_at(start - w);
-    var col1 = column_after(col0);
-    var col2 = column_after(col1);
-    window_cols = vec3(col0.cell, col1.cell, col2.cell);
-    for (var dx = 0u; dx + 1u < WINDOW; dx++) {
-        loading = window_cols[dx];
-        push_column(column);
-        column = torus(column, 1u, wafer.nx);
-    }
     for (var x = start; x < end; x++) {
-        window_cols = vec3(col0.cell, col1.cell, col2.cell);
         loading = window_cols[WINDOW - 1u];
-        push_column(column);
-        column = torus(column, 1u, wafer.nx);
+        push_column();
         store_point(origin, x, b.at.y);
-        col0 = col1;
-        col1 = col2;
-        col2 = column_after(col2);
+        next_columns();
     }
 }

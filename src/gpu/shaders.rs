@@ -222,7 +222,7 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
             library("wafer_point_direct"),
             Some(&format!(
                 "{}const QUADS: bool = {quads};\n",
-                point_run(spec, &kernel, rows)
+                run_kernel(spec, &kernel, rows)
             )),
         ),
     }
@@ -373,7 +373,7 @@ pub fn global_stage(
             library("global_point"),
             Some(&format!(
                 "{}const QUADS: bool = {};\n",
-                point_run(spec, &kernel, run),
+                run_kernel(spec, &kernel, run),
                 vec4 && run.is_multiple_of(4)
             )),
         ),
@@ -382,7 +382,7 @@ pub fn global_stage(
 
 /// A Point stage's `kernel` for a driver whose invocations take runs of `run` points along a
 /// row, sliding their window of `w + 1` points a side (`shaders/point_window.wgsl`).
-fn point_run(spec: &KernelSpec, kernel: &str, run: u32) -> String {
+fn run_kernel(spec: &KernelSpec, kernel: &str, run: u32) -> String {
     format!(
         "{kernel}\nconst POINT_RUN: u32 = {run}u;\nconst WINDOW: u32 = {}u;\n",
         spec.comm_width + 1
