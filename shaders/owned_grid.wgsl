@@ -59,3 +59,15 @@ fn points_block(id: u32, size: vec2<u32>, first: vec2<u32>, end: vec2<u32>) -> G
     let at = first + vec2(item % blocks.x, item / blocks.x) * size;
     return GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
 }
+
+// The points by the low edges of a wafer of `size` points: its first `rows` rows, then its
+// first `cols` columns above them. How many, and point `i` of them.
+fn low_edge_points(size: vec2<u32>, rows: u32, cols: u32) -> u32 {
+    return rows * size.x + cols * (size.y - rows);
+}
+
+fn low_edge_point(i: u32, size: vec2<u32>, rows: u32, cols: u32) -> vec2<u32> {
+    let in_rows = rows * size.x;
+    let j = i - in_rows;
+    return select(vec2(j % cols, rows + j / cols), vec2(i % size.x, i / size.x), i < in_rows);
+}

@@ -27,8 +27,7 @@ fn fetch_row3(local: u32, fx: i32, fy: i32) -> vec3<f32> {
 @compute @workgroup_size(64)
 fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = dispatch.pes.zw * wafer.n;
-    let rows = EDGE_ROWS * size.x;
-    let points = rows + 2u * (size.y - EDGE_ROWS);
+    let points = low_edge_points(size, EDGE_ROWS, 2u);
     let item = split_id(linear_id(gid, groups), points + 1u);
     if item.x >= dispatch.first + dispatch.count {
         return;
@@ -38,8 +37,7 @@ fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         clock[item.x] = clock_after(wafer_ids[item.x], clock[item.x].x + 1u);
         return;
     }
-    let j = i - rows;
-    let p = select(vec2(j % 2u, EDGE_ROWS + j / 2u), vec2(i % size.x, i / size.x), i < rows);
+    let p = low_edge_point(i, size, EDGE_ROWS, 2u);
     let f = vec2<i32>(p) - 2;
     let local = item.x;
     y[owned_index(local, p.x, p.y)] = stencil_point(params, fetch_row3(local, f.x, f.y), fetch_row3(local, f.x, f.y + 1), fetch_row3(local, f.x, f.y + 2));

@@ -56,8 +56,7 @@ fn base(f: u32, dx: u32, dy: u32) -> f32 {
 fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = dispatch.pes.zw * wafer.n;
     let w = wafer.w;
-    let rows = w * size.x;
-    let points = rows + w * (size.y - w);
+    let points = low_edge_points(size, w, w);
     let kept = select(0u, halo_cells(), KEEP_HALO);
     let item = split_id(linear_id(gid, groups), points + kept);
     if item.x >= dispatch.first + dispatch.count {
@@ -69,8 +68,7 @@ fn compute_edges(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
         keep_halo(local, i - points);
         return;
     }
-    let j = i - rows;
-    let p = select(vec2(j % w, w + j / w), vec2(i % size.x, i / size.x), i < rows);
+    let p = low_edge_point(i, size, w, w);
     window_wafer = local;
     window_at = vec2<i32>(p) - i32(w);
     let fresh = stage_point(global_point(clock[local].yz, p));
