@@ -1,10 +1,10 @@
 // import common kernel point_window
 // The plain global-grid kernel of a Point stage: no PEs, no translation, periodic edges. One
-// invocation per POINT_RUN (composed in) points along a row calls the kernel's stage function
-// at each, whose window starts ORIGIN points below-left of the point (the stage's `origin`, a
-// constant composed in); the run keeps its window in registers (shaders/point_window.wgsl).
-// With QUADS (rows of whole vec4s) a run is that of the points whose new window columns are
-// POINT_RUN columns from a multiple of it, loaded four at a time.
+// invocation per POINT_RUN points along POINT_ROWS rows (composed in) calls the kernel's
+// stage function at each, whose window starts ORIGIN points below-left of the point (the
+// stage's `origin`, a constant composed in); the run keeps its window in registers
+// (shaders/point_window.wgsl). With QUADS (rows of whole vec4s) a run is that of the points
+// whose new window columns are POINT_RUN columns from a multiple of it, loaded four at a time.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -40,15 +40,27 @@ fn store_point(at: vec2<u32>) {
     }
 }
 
+// Computes and stores point x of each of the run's rows from `row`, those inside the grid.
+fn store_rows(x: u32, row: u32) {
+    for (var r = 0u; r < POINT_ROWS; r++) {
+        point_row = r;
+        if row + r < grid.ny {
+            store_point(vec2(x, row + r));
+        }
+    }
+}
+
 @compute @workgroup_size(64)
 fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = linear_id(gid, groups);
     let runs = (grid.nx + POINT_RUN - 1u) / POINT_RUN;
-    if id >= runs * grid.ny {
+    let row_runs = (grid.ny + POINT_ROWS - 1u) / POINT_ROWS;
+    if id >= runs * row_runs {
         return;
     }
-    let row = id / runs;
-    let first = (id - row * runs) * POINT_RUN;
+    let run_row = id / runs;
+    let row = run_row * POINT_ROWS;
+    let first = (id - run_row * runs) * POINT_RUN;
     let end = min(first + POINT_RUN, grid.nx);
     let size = vec2(grid.nx, grid.ny);
     // With QUADS the run's new columns are first .. end, its points LEAD columns before them.
@@ -62,13 +74,13 @@ fn compute(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             load_quads();
             for (var lane = 0u; lane < 4u; lane++) {
                 push_lane(lane);
-                store_point(vec2(torus(c + lane, grid.nx - LEAD, grid.nx), row));
+                store_rows(torus(c + lane, grid.nx - LEAD, grid.nx), row);
             }
         }
         return;
     }
     for (var at_x = first; at_x < end; at_x++) {
         push_column();
-        store_point(vec2(at_x, row));
+        store_rows(at_x, row);
     }
 }

@@ -1,6 +1,6 @@
 // import links kernel owned_grid point_window
 // The fused engine's direct reads (`fused=direct`) of a Point stage: one invocation per
-// POINT_RUN (composed in) owned points along a row of the dispatch's rectangle, the
+// POINT_RUN (composed in) owned points along POINT_ROWS rows of the dispatch's rectangle, the
 // rectangle's owned points taken as one grid. The kernel's stage function reads the window
 // [i, i+w] x [j, j+w] of the remapped state through `cur` and of the step's start through
 // `base`, as on the explicit wafer; here each window value comes from the owned cell of
@@ -20,9 +20,9 @@
 @group(0) @binding(10) var<storage, read> x0_4: array<vec4<f32>>;
 
 // SRAM offsets (field 0) of the window's rows (the wafer's first cell included) and columns
-// (the last also as a line, to step on), and of the column being loaded; past WINDOW they
+// (the last also as a line, to step on), and of the column being loaded; columns past WINDOW
 // are never read.
-var<private> window_rows: vec3<u32>;
+var<private> window_rows: array<u32, WINDOW_ROWS>;
 var<private> window_cols: vec3<u32>;
 var<private> last_col: Line;
 var<private> loading: u32;
@@ -57,14 +57,19 @@ fn next_columns() {
     window_cols = vec3(window_cols.yz, last_col.cell);
 }
 
-// Computes and stores point `x` of the run's row (`window_cols` its window's columns).
-fn store_point(origin: vec2<u32>, x: u32, row: u32) {
-    let w = wafer.w;
-    // The global point of the written cell, as the explicit point driver finds it.
-    let fresh = stage_point(global_point(origin, vec2(x, row)));
-    let out = window_rows[w] + window_cols[w];
-    for (var f = 0u; f < FIELDS; f++) {
-        y[f * wafer.plane + out] = fresh[f];
+// Computes and stores point `x` of the run's `rows` rows from `row` (`window_cols` its
+// window's columns); the rows past those go to the spare last cell of each plane (lavapipe
+// crashes compiling the shallow-water corrector with the stores in a branch).
+fn store_rows(origin: vec2<u32>, x: u32, row: u32, rows: u32) {
+    for (var r = 0u; r < POINT_ROWS; r++) {
+        point_row = r;
+        // The global point of the written cell, as the explicit point driver finds it.
+        let fresh = stage_point(global_point(origin, vec2(x, row + r)));
+        let cell = window_rows[r + WINDOW - 1u] + window_cols[WINDOW - 1u];
+        let out = select(wafer.plane - 1u, cell, r < rows);
+        for (var f = 0u; f < FIELDS; f++) {
+            y[f * wafer.plane + out] = fresh[f];
+        }
     }
 }
 
@@ -76,20 +81,26 @@ fn store_point(origin: vec2<u32>, x: u32, row: u32) {
 // wrong here and right from `compute_edges`, which runs after.
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, 1u));
+    let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, POINT_ROWS));
     let w = wafer.w;
     // The points within w of the wafer's low edges are `compute_edges`'s.
     let start = select(max(b.at.x, w), b.at.x, QUADS);
     let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
-    if b.local >= dispatch.first + dispatch.count || b.at.y < w || start >= end {
+    let row = max(b.at.y, w);
+    let row_end = min(b.at.y + POINT_ROWS, dispatch.pes.w * wafer.n);
+    if b.local >= dispatch.first + dispatch.count || row >= row_end || start >= end {
         return;
     }
-    let row0 = row_at(b.at.y - w);
-    let row1 = row_after(row0);
-    window_rows = b.local * cluster.wafer_cells + vec3(row0.cell, row1.cell, row_after(row1).cell);
+    // Rows past the wafer's last are read, never written.
+    var line = row_at(row - w);
+    for (var dy = 0u; dy < WINDOW_ROWS; dy++) {
+        window_rows[dy] = b.local * cluster.wafer_cells + line.cell;
+        line = row_after(line);
+    }
+    let rows = row_end - row;
     let origin = clock[b.local].yz;
     let size = vec2(wafer.nx, wafer.ny);
-    enter_run(window_corner(global_point(origin, vec2(start, b.at.y)), size), size);
+    enter_run(window_corner(global_point(origin, vec2(start, row)), size), size);
     // With QUADS and start < w the columns wrap below 0: the dense grid's step on by one
     // all the same.
     first_columns(start - w);
@@ -104,7 +115,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
             load_quads();
             for (var lane = 0u; lane < 4u; lane++) {
                 push_lane(lane);
-                store_point(origin, x + lane, b.at.y);
+                store_rows(origin, x + lane, row, rows);
                 next_columns();
             }
         }
@@ -113,7 +124,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     for (var x = start; x < end; x++) {
         loading = window_cols[WINDOW - 1u];
         push_column();
-        store_point(origin, x, b.at.y);
+        store_rows(origin, x, row, rows);
         next_columns();
     }
 }

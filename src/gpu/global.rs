@@ -73,13 +73,13 @@ impl GpuGlobal {
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
-        let run = ctx.tuning.point_run();
+        let run = ctx.tuning.global_point_block();
         let kernels = spec
             .stages
             .iter()
             .enumerate()
             .map(|(k, stage)| {
-                let source = shaders::global_stage(spec, stage, pages, (vec4_rows, run));
+                let source = shaders::global_stage(spec, stage, pages, vec4_rows, run);
                 let pipeline = ctx.pipeline(stage.name, &source, "compute");
                 let declared = shaders::reflect(&source);
                 let groups = (0..2 * stages as u64)
@@ -109,7 +109,9 @@ impl GpuGlobal {
                         (nx as u64).div_ceil(BLOCK_COLS as u64)
                             * (ny as u64).div_ceil(ctx.tuning.global_rows as u64)
                     }
-                    Driver::Point => (nx as u64).div_ceil(run as u64) * ny as u64,
+                    Driver::Point => {
+                        (nx as u64).div_ceil(run.x as u64) * (ny as u64).div_ceil(run.y as u64)
+                    }
                 };
                 StageKernel {
                     size: ctx.dispatch_size(threads),

@@ -208,10 +208,17 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
 /// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4`, for the
 /// dense grid of `src/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads
-/// its state by vec4s, `QUADS`). A Rows3 stage's invocations walk `rows` rows, a Point
-/// stage's take `rows` points along a row (`POINT_RUN`).
-pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: bool) -> String {
+/// its state by vec4s, `QUADS`). An invocation takes a `block` of points: a Rows3 stage's
+/// walk its rows, a Point stage's go by runs along its rows (`POINT_RUN`, `POINT_ROWS`).
+pub fn wafer_direct(
+    spec: &KernelSpec,
+    k: usize,
+    pages: Pages,
+    block: glam::UVec2,
+    vec4: bool,
+) -> String {
     let kernel = stage_kernel(spec, &spec.stages[k], pages);
+    let rows = block.y;
     match (spec.stages[k].driver, vec4) {
         (Driver::Rows3, true) => compose(
             library("wafer_direct_vec4"),
@@ -222,7 +229,7 @@ pub fn wafer_direct(spec: &KernelSpec, k: usize, pages: Pages, rows: u32, vec4: 
             library("wafer_point_direct"),
             Some(&format!(
                 "{}const QUADS: bool = {quads};\n",
-                run_kernel(spec, &kernel, rows)
+                run_kernel(spec, &kernel, block)
             )),
         ),
     }
@@ -349,12 +356,14 @@ pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> Strin
 
 /// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
 /// multiple of `BLOCK_COLS`) loads and stores them in vec4s, a Point stage's invocations take
-/// runs of `run` points, with `vec4` rows (`nx` a multiple of 4) loading them by vec4s.
+/// runs of `run.x` points along `run.y` rows, with `vec4` rows (`nx` a multiple of 4) loading
+/// them by vec4s.
 pub fn global_stage(
     spec: &KernelSpec,
     stage: &Stage,
     pages: Pages,
-    (vec4, run): (bool, u32),
+    vec4: bool,
+    run: glam::UVec2,
 ) -> String {
     let kernel = stage_kernel(spec, stage, pages);
     match stage.driver {
@@ -374,18 +383,22 @@ pub fn global_stage(
             Some(&format!(
                 "{}const QUADS: bool = {};\n",
                 run_kernel(spec, &kernel, run),
-                vec4 && run.is_multiple_of(4)
+                vec4 && run.x.is_multiple_of(4)
             )),
         ),
     }
 }
 
-/// A Point stage's `kernel` for a driver whose invocations take runs of `run` points along a
-/// row, sliding their window of `w + 1` points a side (`shaders/point_window.wgsl`).
-fn run_kernel(spec: &KernelSpec, kernel: &str, run: u32) -> String {
+/// A Point stage's `kernel` for a driver whose invocations take runs of `block.x` points along
+/// `block.y` rows, sliding their window of `w + 1` points a side along them
+/// (`shaders/point_window.wgsl`).
+fn run_kernel(spec: &KernelSpec, kernel: &str, block: glam::UVec2) -> String {
+    let window = spec.comm_width + 1;
     format!(
-        "{kernel}\nconst POINT_RUN: u32 = {run}u;\nconst WINDOW: u32 = {}u;\n",
-        spec.comm_width + 1
+        "{kernel}\nconst POINT_RUN: u32 = {}u;\nconst POINT_ROWS: u32 = {}u;\nconst WINDOW: u32 = {window}u;\nconst WINDOW_ROWS: u32 = {}u;\n",
+        block.x,
+        block.y,
+        block.y + window - 1
     )
 }
 
@@ -440,10 +453,13 @@ pub fn all() -> Vec<(String, String)> {
                 });
                 let variants = [
                     ("wafer".to_string(), wafer_stage(spec, stage, pages)),
-                    ("direct".to_string(), wafer_direct(spec, k, pages, 3, false)),
+                    (
+                        "direct".to_string(),
+                        wafer_direct(spec, k, pages, glam::UVec2::new(3, 2), false),
+                    ),
                     (
                         "global".to_string(),
-                        global_stage(spec, stage, pages, (false, 3)),
+                        global_stage(spec, stage, pages, false, glam::UVec2::new(3, 2)),
                     ),
                 ]
                 .into_iter()
@@ -452,23 +468,23 @@ pub fn all() -> Vec<(String, String)> {
                     Driver::Rows3 => vec![
                         (
                             "global_vec4".to_string(),
-                            global_stage(spec, stage, pages, (true, 1)),
+                            global_stage(spec, stage, pages, true, glam::UVec2::ONE),
                         ),
                         (
                             "direct_vec4".to_string(),
-                            wafer_direct(spec, k, pages, 3, true),
+                            wafer_direct(spec, k, pages, glam::UVec2::new(8, 3), true),
                         ),
                         ("edges_vec4".to_string(), wafer_edges(spec, k, pages, true)),
                     ],
                     Driver::Point => vec![
                         (
                             "direct_quads".to_string(),
-                            wafer_direct(spec, k, pages, 16, true),
+                            wafer_direct(spec, k, pages, glam::UVec2::new(16, 4), true),
                         ),
                         ("edges".to_string(), wafer_edges(spec, k, pages, false)),
                         (
                             "global_quads".to_string(),
-                            global_stage(spec, stage, pages, (true, 16)),
+                            global_stage(spec, stage, pages, true, glam::UVec2::new(16, 4)),
                         ),
                     ],
                 };

@@ -625,23 +625,18 @@ impl Shard {
             };
             spec.stages.iter().enumerate().map(stage_kernel).collect()
         };
-        let run = ctx.tuning.point_run();
         // Each stage's direct reads, a Rows3 invocation walking `rows` rows, a Point one
-        // `run` points along a row.
+        // taking its tuning's block of points.
         let direct_stages = |rows: u32| {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
-                let walk = match stage.driver {
-                    Driver::Rows3 => rows,
-                    Driver::Point => run,
-                };
-                let source = shaders::wafer_direct(spec, k, pages, walk, aligned);
-                let label = format!("{} direct", stage.name);
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
-                    (Driver::Point, _) => ("compute_direct", glam::UVec2::new(run, 1)),
+                    (Driver::Point, _) => ("compute_direct", ctx.tuning.direct_point_block()),
                 };
+                let source = shaders::wafer_direct(spec, k, pages, size, aligned);
+                let label = format!("{} direct", stage.name);
                 build(&label, &source, entry, Spread::Points(size), Some(k))
             };
             spec.stages.iter().enumerate().map(direct_kernel).collect()
