@@ -73,7 +73,7 @@ impl GpuGlobal {
         let params = ctx.uniform_bytes("params", &problem.kernel.params());
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
-        let run = ctx.tuning.global_point_block();
+        let run = ctx.tuning.point_block();
         let kernels = spec
             .stages
             .iter()

@@ -479,12 +479,12 @@ pub fn all() -> Vec<(String, String)> {
                     Driver::Point => vec![
                         (
                             "direct_quads".to_string(),
-                            wafer_direct(spec, k, pages, glam::UVec2::new(16, 4), true),
+                            wafer_direct(spec, k, pages, glam::UVec2::new(16, 3), true),
                         ),
                         ("edges".to_string(), wafer_edges(spec, k, pages, false)),
                         (
                             "global_quads".to_string(),
-                            global_stage(spec, stage, pages, true, glam::UVec2::new(16, 4)),
+                            global_stage(spec, stage, pages, true, glam::UVec2::new(16, 3)),
                         ),
                     ],
                 };

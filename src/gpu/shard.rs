@@ -633,7 +633,7 @@ impl Shard {
                     _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
-                    (Driver::Point, _) => ("compute_direct", ctx.tuning.direct_point_block()),
+                    (Driver::Point, _) => ("compute_direct", ctx.tuning.point_block()),
                 };
                 let source = shaders::wafer_direct(spec, k, pages, size, aligned);
                 let label = format!("{} direct", stage.name);

@@ -115,7 +115,7 @@ pub struct Tuning {
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
     /// stage's direct-read invocations then take runs of 16 points along a row, or single
-    /// points ([`Tuning::direct_point_block`]); with runs the dense grid too, and the points by the
+    /// points ([`Tuning::point_block`]); with runs the dense grid too, and the points by the
     /// wafer's low edges read the links (`compute_edges`), where single points leave link
     /// bands of one PE to Table 3's `sendrecv` and `compute`.
     pub direct_cols: u32,
@@ -255,30 +255,24 @@ impl Tuning {
         Ok(self)
     }
 
-    /// Points along a row, and rows, that an invocation of the global kernel's Point stages
-    /// computes (`POINT_RUN` and `POINT_ROWS`, composed into `shaders/global_point.wgsl`): a
-    /// run along 4 rows where they go by blocks of columns (`direct_cols=8`), sliding its
+    /// Points along a row, and rows, that an invocation of a Point stage computes, in the
+    /// global kernel and the fused engine's direct reads (`POINT_RUN` and `POINT_ROWS`,
+    /// composed into `shaders/global_point.wgsl` and `shaders/wafer_point_direct.wgsl`): a run
+    /// of 16 along 3 rows where they go by blocks of columns (`direct_cols=8`), sliding its
     /// window along them (`shaders/point_window.wgsl`); one point where they go by single
-    /// columns (a GPU's, whose neighbouring invocations' loads coalesce). Runs along several
-    /// rows load each window row once for all of them: shallow water 1024^2 on lavapipe,
-    /// runs of 16 along 4 rows took 0.82 to 0.88 of the time of runs along 1 row, 2 rows
-    /// 0.89, 8 rows 1.2 (register pressure); runs of 8 along 4 rows 0.94.
-    pub fn global_point_block(&self) -> glam::UVec2 {
+    /// columns (a GPU's, whose neighbouring invocations' loads coalesce). Shallow water 1024^2
+    /// on lavapipe, the direct reads before their window slid, ran runs of 16 ahead of 8 at n
+    /// = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64. Runs along several rows
+    /// load each window row once for all of them (`bench --profile`, alternating runs): the
+    /// global kernel's step along 2 / 4 / 8 rows took 0.89 / 0.82 to 0.87 / 1.2 of its time
+    /// along 1 row (runs of 8 along 4 rows: 0.94), along 3 rows as long as along 4 and 0.95
+    /// of along 2; the fused engine's step at n = 2, 8 and 32 along 2 rows 0.87 to 0.92 of
+    /// along 1, along 4 rows 0.94 to 0.99 (the predictor's registers spill), along 3 rows
+    /// 0.94 to 0.97 of along 2.
+    pub fn point_block(&self) -> glam::UVec2 {
         match self.direct_cols {
             1 => glam::UVec2::ONE,
-            _ => glam::UVec2::new(16, 4),
-        }
-    }
-
-    /// As [`Tuning::global_point_block`], for the fused engine's direct reads
-    /// (`shaders/wafer_point_direct.wgsl`): runs of 16 along 2 rows on a CPU adapter. Before
-    /// runs took several rows, runs of 16 ran ahead of 8 at n = 8, 16 and 64, level at n = 2,
-    /// and 32 behind 16 at n = 64; along 2 rows the fused engine's step took 0.87 to 0.92 of the
-    /// time of 1 row at n = 2, 8 and 32, along 4 rows 0.94 to 0.99 (two alternating runs).
-    pub fn direct_point_block(&self) -> glam::UVec2 {
-        match self.direct_cols {
-            1 => glam::UVec2::ONE,
-            _ => glam::UVec2::new(16, 2),
+            _ => glam::UVec2::new(16, 3),
         }
     }
 
