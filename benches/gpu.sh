@@ -16,7 +16,8 @@
 #                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
 #                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
 #                                 time blocks of 5 in registers, src/gpu/row_blocks.rs) with
-#                                 direct_rows=4 to 64
+#                                 direct_rows=4 to 64; point_rows=2 to 4 (shallow water's
+#                                 runs along several rows)
 #
 # The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is

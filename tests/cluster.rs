@@ -455,6 +455,7 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: false,
             direct_cols: 1,
             direct_rows: 3,
+            point_rows: 2,
             block_rows: 5,
         },
         Tuning {
@@ -470,16 +471,18 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: true,
             direct_cols: 8,
             direct_rows: 7,
+            point_rows: 5,
             block_rows: 1,
         },
         // Direct reads by single columns of one row (a block whose first row is the wafer's
-        // second), shallow water's link bands' sendrecv by 3 comm-line cells and compute by
-        // single columns.
+        // second), shallow water's by single points along 3 rows, its link bands' sendrecv
+        // by 3 comm-line cells and compute by single columns.
         Tuning {
             wafer_rows: 5,
             wafer_cols: 1,
             sendrecv_cells: Some(3),
             direct_rows: 1,
+            point_rows: 3,
             ..Tuning::gpu(most)
         },
     ];

@@ -11,8 +11,10 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
+/// Rows a Point stage's run may go along (its window holds them all).
+const MAX_POINT_ROWS: u32 = 16;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, point_rows, block_rows";
 
 /// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
 fn one_or_block(key: &str, value: &str) -> Result<u32> {
@@ -124,6 +126,9 @@ pub struct Tuning {
     /// slower); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5 8192^2,
     /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
     pub direct_rows: u32,
+    /// Rows a Point stage's run goes along, in the global kernel and the direct reads
+    /// ([`Tuning::point_block`]): 3 on a CPU adapter; 1 on a GPU, not yet measured otherwise.
+    pub point_rows: u32,
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
     pub block_rows: u32,
@@ -163,6 +168,7 @@ impl Tuning {
             fused_direct: true,
             direct_cols: BLOCK_COLS,
             direct_rows: 64,
+            point_rows: 3,
             block_rows: 16,
         }
     }
@@ -177,6 +183,7 @@ impl Tuning {
             global_rows: 8,
             direct_cols: 1,
             direct_rows: 4,
+            point_rows: 1,
             ..Self::cpu_adapter(workgroup_bytes)
         }
     }
@@ -227,6 +234,7 @@ impl Tuning {
                 }
                 "direct_cols" => self.direct_cols = one_or_block(key, value)?,
                 "direct_rows" => self.direct_rows = number(1, MAX_ROWS)?,
+                "point_rows" => self.point_rows = number(1, MAX_POINT_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
                 "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
                 "sendrecv_cells" => {
@@ -258,9 +266,9 @@ impl Tuning {
     /// Points along a row, and rows, that an invocation of a Point stage computes, in the
     /// global kernel and the fused engine's direct reads (`POINT_RUN` and `POINT_ROWS`,
     /// composed into `shaders/global_point.wgsl` and `shaders/wafer_point_direct.wgsl`): a run
-    /// of 16 along 3 rows where they go by blocks of columns (`direct_cols=8`), sliding its
-    /// window along them (`shaders/point_window.wgsl`); one point where they go by single
-    /// columns (a GPU's, whose neighbouring invocations' loads coalesce). Shallow water 1024^2
+    /// of 16 where they go by blocks of columns (`direct_cols=8`), one point where they go by
+    /// single columns (a GPU's, whose neighbouring invocations' loads coalesce), along
+    /// `point_rows` rows, sliding the window along them (`shaders/point_window.wgsl`). Shallow water 1024^2
     /// on lavapipe, the direct reads before their window slid, ran runs of 16 ahead of 8 at n
     /// = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64. Runs along several rows
     /// load each window row once for all of them (`bench --profile`, alternating runs): the
@@ -271,15 +279,15 @@ impl Tuning {
     /// 0.94 to 0.97 of along 2.
     pub fn point_block(&self) -> glam::UVec2 {
         match self.direct_cols {
-            1 => glam::UVec2::ONE,
-            _ => glam::UVec2::new(16, 3),
+            1 => glam::UVec2::new(1, self.point_rows),
+            _ => glam::UVec2::new(16, self.point_rows),
         }
     }
 
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},point_rows={},block_rows={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -293,6 +301,7 @@ impl Tuning {
             if self.fused_direct { "direct" } else { "tile" },
             self.direct_cols,
             self.direct_rows,
+            self.point_rows,
             self.block_rows
         )
     }
@@ -320,12 +329,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,point_rows=1,block_rows=16"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,point_rows=3,block_rows=16"
         );
     }
 
@@ -334,13 +343,13 @@ mod tests {
         let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
         let t = Tuning::default_for(&a)
             .overridden(
-                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,block_rows = 2",
+                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,point_rows=5,block_rows = 2",
                 &a,
             )
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,point_rows=5,block_rows=2"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -362,6 +371,7 @@ mod tests {
             ("fused=tiles", "fused = 'tiles': allowed tile, direct"),
             ("direct_cols=2", "direct_cols = '2': allowed 1 or 8"),
             ("direct_rows=65", "direct_rows = '65': allowed 1 to 64"),
+            ("point_rows=0", "point_rows = '0': allowed 1 to 16"),
             (
                 "sendrecv_cells=0",
                 "sendrecv_cells = '0': allowed pe or 1 to 65536",
