@@ -33,19 +33,15 @@ fn base_quad(f: u32, dy: u32) -> vec4<f32> {
     return x0_4[(f * grid.plane + window_ys[dy] * grid.nx + next_column) / 4u];
 }
 
-fn store_point(at: vec2<u32>) {
-    let fresh = stage_point(at);
-    for (var f = 0u; f < FIELDS; f++) {
-        y[f * grid.plane + at.y * grid.nx + at.x] = fresh[f];
-    }
-}
-
 // Computes and stores point x of each of the run's rows from `row`, those inside the grid.
 fn store_rows(x: u32, row: u32) {
     for (var r = 0u; r < POINT_ROWS; r++) {
         point_row = r;
         if row + r < grid.ny {
-            store_point(vec2(x, row + r));
+            let fresh = stage_point(vec2(x, row + r));
+            for (var f = 0u; f < FIELDS; f++) {
+                y[f * grid.plane + (row + r) * grid.nx + x] = fresh[f];
+            }
         }
     }
 }

@@ -91,7 +91,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if b.local >= dispatch.first + dispatch.count || row >= row_end || start >= end {
         return;
     }
-    // Rows past the wafer's last are read, never written.
+    // Window rows past the run's last are read; their points go to the spare cell.
     var line = row_at(row - w);
     for (var dy = 0u; dy < WINDOW_ROWS; dy++) {
         window_rows[dy] = b.local * cluster.wafer_cells + line.cell;

@@ -116,8 +116,8 @@ pub struct Tuning {
     /// a multiple of 4, 1.6 to 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
-    /// stage's direct-read invocations then take runs of 16 points along a row, or single
-    /// points ([`Tuning::point_block`]); with runs the dense grid too, and the points by the
+    /// stage's direct-read invocations then take runs of 16 points, or single points, along
+    /// `point_rows` rows ([`Tuning::point_block`]); with runs the dense grid too, and the points by the
     /// wafer's low edges read the links (`compute_edges`), where single points leave link
     /// bands of one PE to Table 3's `sendrecv` and `compute`.
     pub direct_cols: u32,
@@ -268,20 +268,18 @@ impl Tuning {
     /// composed into `shaders/global_point.wgsl` and `shaders/wafer_point_direct.wgsl`): a run
     /// of 16 where they go by blocks of columns (`direct_cols=8`), one point where they go by
     /// single columns (a GPU's, whose neighbouring invocations' loads coalesce), along
-    /// `point_rows` rows, sliding the window along them (`shaders/point_window.wgsl`). Shallow water 1024^2
-    /// on lavapipe, the direct reads before their window slid, ran runs of 16 ahead of 8 at n
-    /// = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64. Runs along several rows
-    /// load each window row once for all of them (`bench --profile`, alternating runs): the
-    /// global kernel's step along 2 / 4 / 8 rows took 0.89 / 0.82 to 0.87 / 1.2 of its time
-    /// along 1 row (runs of 8 along 4 rows: 0.94), along 3 rows as long as along 4 and 0.95
-    /// of along 2; the fused engine's step at n = 2, 8 and 32 along 2 rows 0.87 to 0.92 of
-    /// along 1, along 4 rows 0.94 to 0.99 (the predictor's registers spill), along 3 rows
-    /// 0.94 to 0.97 of along 2.
+    /// `point_rows` rows, sliding the window along them (`shaders/point_window.wgsl`).
+    /// Shallow water 1024^2 on lavapipe, the direct reads before their window slid, ran runs
+    /// of 16 ahead of 8 at n = 8, 16 and 64, level at n = 2, and 32 behind 16 at n = 64. Runs
+    /// along several rows load each window row once for all of them (`bench --profile`,
+    /// alternating runs): the global kernel's step along 2 / 4 / 8 rows took 0.89 / 0.82 to
+    /// 0.87 / 1.2 of its time along 1 row (runs of 8 along 4 rows: 0.94), along 3 rows as long
+    /// as along 4 and 0.95 of along 2; the fused engine's step at n = 2, 8 and 32 along 2 rows
+    /// 0.87 to 0.92 of along 1, along 4 rows 0.94 to 0.99 (the predictor's registers spill),
+    /// along 3 rows 0.94 to 0.97 of along 2.
     pub fn point_block(&self) -> glam::UVec2 {
-        match self.direct_cols {
-            1 => glam::UVec2::new(1, self.point_rows),
-            _ => glam::UVec2::new(16, self.point_rows),
-        }
+        let run = if self.direct_cols == 1 { 1 } else { 16 };
+        glam::UVec2::new(run, self.point_rows)
     }
 
     /// One line for reports, in the override syntax.
