@@ -17,3 +17,17 @@ fn history_index(local: u32, f: u32, j: u32, x: u32, y: u32, fields: u32, width:
     }
     return base + w * width + y * w + x + w - width;
 }
+
+// History index of frame point (x, y) of block `b`'s wafer, field 0, inner state 0; fields and
+// inner states lie `stride()` cells apart.
+fn strip_at(b: GridBlock, x: u32, y: u32) -> u32 {
+    return history_index(b.local, 0u, 0u, x, y, cluster.fields, cluster.width, cluster.height);
+}
+
+fn stride() -> u32 {
+    return wafer.w * (cluster.width + cluster.height);
+}
+
+fn wafer_size() -> vec2<u32> {
+    return vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
+}

@@ -16,10 +16,6 @@
 
 @group(0) @binding(9) var<storage, read_write> history: array<f32>;
 
-fn wafer_size() -> vec2<u32> {
-    return vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
-}
-
 // Block `id` of the region of each wafer of the dispatch in turn.
 fn region_block(id: u32) -> GridBlock {
     return points_block(id, vec2(BLOCK_COLS, DIRECT_ROWS), vec2(REGION_START), wafer_size());
@@ -84,15 +80,6 @@ fn walk_block(b: GridBlock, w: Walk) {
         block_row(r, w);
         r = row_after(r);
     }
-}
-
-// History index of frame point (x, y) of the block's wafer, inner state 0.
-fn strip_at(b: GridBlock, x: u32, y: u32) -> u32 {
-    return history_index(b.local, 0u, 0u, x, y, cluster.fields, cluster.width, cluster.height);
-}
-
-fn stride() -> u32 {
-    return wafer.w * (cluster.width + cluster.height);
 }
 
 @compute @workgroup_size(64)

@@ -264,7 +264,7 @@ pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let wafer = &problem.cluster.wafer;
     let fits = |k| match hardware {
         Hardware::SoftwareAdapter(tuning) | Hardware::Gpu(tuning) => {
-            TimeBlocks::plan(&tuning, spec, wafer, k).is_ok()
+            TimeBlocks::plan(&tuning, problem, k).is_ok()
         }
         Hardware::Cpu => crate::blocking::link_band(spec, wafer, k).is_ok(),
     };

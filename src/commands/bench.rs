@@ -453,7 +453,7 @@ fn add_gpu_variants(
         })?;
         if time_block > 1 {
             let name = format!("{name}, time blocks of {time_block}");
-            if let Err(why) = TimeBlocks::plan(&ctx.tuning, problem.spec(), &g, time_block) {
+            if let Err(why) = TimeBlocks::plan(&ctx.tuning, problem, time_block) {
                 lineup.skipped.push((name, why));
                 continue;
             }

@@ -162,6 +162,7 @@ pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
 }
 
 /// A compute pipeline with the bindings its shader declares.
+#[derive(Clone)]
 pub struct Pipeline {
     pub raw: wgpu::ComputePipeline,
     label: String,
@@ -178,7 +179,13 @@ pub struct GpuContext {
     handle: wgpu::Adapter,
     /// The timestamps of the profile being recorded, if one is.
     profile: Mutex<Option<Recording>>,
+    /// The device's pipelines by label, entry point and source, so that every engine of a
+    /// process that composes the same shader compiles it once (on lavapipe a time block in
+    /// registers takes seconds).
+    pipelines: Arc<Mutex<PipelineCache>>,
 }
+
+type PipelineCache = std::collections::HashMap<(String, String, String), Pipeline>;
 
 /// Threads per workgroup of every kernel (`WORKGROUP` in `shaders/common.wgsl`).
 pub const WORKGROUP: u32 = 64;
@@ -222,6 +229,7 @@ impl GpuContext {
             tuning,
             handle,
             profile: Mutex::new(None),
+            pipelines: Arc::default(),
         }))
     }
 
@@ -264,6 +272,7 @@ impl GpuContext {
             tuning,
             handle: self.handle.clone(),
             profile: Mutex::new(None),
+            pipelines: self.pipelines.clone(),
         })
     }
 
@@ -367,6 +376,15 @@ impl GpuContext {
     /// the module declares, reflected by naga, so that the pipelines of one module's entry
     /// points share one bind group even where an entry point uses only some bindings.
     pub fn pipeline(&self, label: &str, source: &str, entry: &str) -> Pipeline {
+        let key = (label.to_string(), entry.to_string(), source.to_string());
+        let mut pipelines = self.pipelines.lock().unwrap_or_else(|e| e.into_inner());
+        pipelines
+            .entry(key)
+            .or_insert_with(|| self.build_pipeline(label, source, entry))
+            .clone()
+    }
+
+    fn build_pipeline(&self, label: &str, source: &str, entry: &str) -> Pipeline {
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),

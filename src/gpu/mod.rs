@@ -7,6 +7,7 @@ mod context;
 mod copy;
 mod global;
 mod layout;
+mod point_blocks;
 mod profile;
 mod row_blocks;
 pub mod shaders;

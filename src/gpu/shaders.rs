@@ -5,13 +5,14 @@
 //! the names the shader gives them, never by hand-typed positions.
 
 use super::constants::Pages;
+use super::point_blocks::PointBlock;
 use super::row_blocks::RowBlock;
 use super::shard::TimeBlock;
 use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 31] = [
+const LIBRARY: [(&str, &str); 32] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -107,6 +108,10 @@ const LIBRARY: [(&str, &str); 31] = [
     (
         "global_point",
         include_str!("../../shaders/global_point.wgsl"),
+    ),
+    (
+        "wafer_blocked_point",
+        include_str!("../../shaders/wafer_blocked_point.wgsl"),
     ),
     ("copy", include_str!("../../shaders/copy.wgsl")),
 ];
@@ -402,6 +407,27 @@ fn run_kernel(spec: &KernelSpec, kernel: &str, block: glam::UVec2) -> String {
     )
 }
 
+/// The fused engine's time blocks of Point stages carried in registers
+/// (`src/gpu/point_blocks.rs`) of `spec` as `plan` lays them out, invocations walking `rows`
+/// rows of the region.
+pub fn wafer_point_blocked(
+    spec: &KernelSpec,
+    plan: &PointBlock,
+    pages: Pages,
+    rows: u32,
+) -> String {
+    let probe = global_stage(spec, &spec.stages[0], pages, false, glam::UVec2::ONE);
+    let consts = const_u32(&probe, "CONSTS").unwrap_or(0);
+    let row_consts = const_u32(&probe, "ROW_CONSTS").unwrap_or(0);
+    let kernel = format!(
+        "{}\n{}\nconst BLOCK_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = LEVELS;\n{}",
+        spec.wgsl,
+        pages.wgsl(),
+        plan.levels_wgsl(spec, consts, row_consts)
+    );
+    compose(library("wafer_blocked_point"), Some(&kernel))
+}
+
 /// The copy kernel that measures the adapter's bandwidth ceiling.
 pub fn copy() -> String {
     compose(library("copy"), None)
@@ -500,6 +526,13 @@ pub fn all() -> Vec<(String, String)> {
             shaders.push((
                 format!("row_blocked/{}", spec.name),
                 wafer_row_blocked(spec, &rows, 64),
+            ));
+        }
+        if PointBlock::applies(&tunings[0].1, spec, &g, 3) {
+            let points = PointBlock::plan(spec, &g, g.global_size(), 3).expect("a region");
+            shaders.push((
+                format!("point_blocked/{}", spec.name),
+                wafer_point_blocked(spec, &points, Pages { count: 3, bits: 20 }, 64),
             ));
         }
         for (shape, tuning) in &tunings {

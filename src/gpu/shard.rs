@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::constants;
 use super::context::{GpuContext, Pipeline};
 use super::layout::SramLayout;
+use super::point_blocks::PointBlock;
 use super::row_blocks::RowBlock;
 use super::shaders;
 use super::tuning::Tuning;
@@ -122,24 +123,31 @@ impl TimeBlock {
 }
 
 /// How the fused engine blocks in time: tiles in workgroup memory over Table 3's layout, or
-/// rows carried in registers over the dense grid of heat's vec4 direct reads.
+/// rows carried in registers over the dense grid of the direct reads (heat's vec4 reads, or
+/// Point stages').
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeBlocks {
     Tiles(TimeBlock),
     Rows(RowBlock),
+    Points(PointBlock),
 }
 
 impl TimeBlocks {
-    /// How the fused engine blocks `steps` steps of `spec` on `g` with `tuning`: in registers
-    /// where [`RowBlock::applies`], else in tiles; or why it cannot.
+    /// How the fused engine blocks `steps` steps of `problem` with `tuning`: in registers
+    /// where [`RowBlock::applies`] or [`PointBlock::applies`], else in tiles; or why it
+    /// cannot.
     pub fn plan(
         tuning: &Tuning,
-        spec: &KernelSpec,
-        g: &WaferGeometry,
+        problem: &Problem,
         steps: u32,
     ) -> std::result::Result<Self, String> {
+        let (spec, g) = (problem.spec(), &problem.cluster.wafer);
         if RowBlock::applies(tuning, spec, g) {
             return RowBlock::plan(spec, g, steps).map(Self::Rows);
+        }
+        if PointBlock::applies(tuning, spec, g, steps) {
+            return PointBlock::plan(spec, g, problem.geometry.global_size(), steps)
+                .map(Self::Points);
         }
         let cap = tile_cap(tuning.tile_bytes);
         match fused_block(g, spec.fields.len(), cap) {
@@ -155,15 +163,17 @@ impl TimeBlocks {
         match self {
             Self::Tiles(b) => b.steps,
             Self::Rows(b) => b.steps,
+            Self::Points(b) => b.steps,
         }
     }
 
-    /// Width in PEs of the link bands that the dispatch table's rectangles cut (those of
-    /// tiles; register blocks cut theirs in points).
+    /// Width in PEs of the link bands that the dispatch table's rectangles cut (heat's
+    /// register blocks cut theirs in points).
     pub fn band(&self) -> u32 {
         match self {
             Self::Tiles(b) => b.band,
             Self::Rows(_) => 0,
+            Self::Points(b) => b.band,
         }
     }
 
@@ -172,6 +182,7 @@ impl TimeBlocks {
         match self {
             Self::Tiles(b) => b.band * g.n,
             Self::Rows(b) => b.band,
+            Self::Points(b) => b.band * g.n,
         }
     }
 }
@@ -451,7 +462,7 @@ impl Shard {
         let plan = match (time_block > 1, fused) {
             (false, _) => Ok(None),
             (true, false) => Err("it needs the fused engine".to_string()),
-            (true, true) => TimeBlocks::plan(&ctx.tuning, spec, &g, time_block).map(Some),
+            (true, true) => TimeBlocks::plan(&ctx.tuning, problem, time_block).map(Some),
         };
         let blocked = plan.clone().ok().flatten();
         let remaps = blocked.map_or(1, |b| blocking::remaps(spec, b.steps()));
@@ -462,13 +473,15 @@ impl Shard {
             0
         };
         let band = blocked.map_or(direct_band, |b| b.band());
+        let region_start = blocked.map_or(0, |b| b.region_start(&g));
         let tiled = matches!(blocked, Some(TimeBlocks::Tiles(_)));
         // Direct reads by blocks of 8 columns (runs of points for Point stages), which read no
         // comm layer, keep the owned points as one dense grid, and load vec4s where the
         // wafer's width allows; heat's time blocks in registers too.
         let dense = direct
             && ctx.tuning.direct_cols == BLOCK_COLS
-            && (matches!(blocked, Some(TimeBlocks::Rows(_))) || (blocked.is_none() && band == 0));
+            && (matches!(blocked, Some(TimeBlocks::Rows(_) | TimeBlocks::Points(_)))
+                || (blocked.is_none() && band == 0));
         let rows3 = spec.stages[0].driver == Driver::Rows3;
         let aligned = dense && (g.pes_x * g.n).is_multiple_of(4);
         let vec4 = aligned && rows3;
@@ -528,7 +541,7 @@ impl Shard {
                         "wafer",
                         ctx.uniform_buffer(
                             "wafer",
-                            &WaferUniform::new(problem, bank.plane, rows, &layout),
+                            &WaferUniform::new(problem, bank.plane, (rows, region_start), &layout),
                         ),
                     ),
                     (
@@ -753,6 +766,10 @@ impl Shard {
                 "; time blocks of {} steps beyond {}-point link bands, carried in registers",
                 b.steps, b.band
             ),
+            Ok(Some(TimeBlocks::Points(b))) => format!(
+                "; time blocks of {} steps beyond {}-PE link bands, carried in registers",
+                b.steps, b.band
+            ),
             Ok(None) => String::new(),
             Err(why) => format!("; no time blocks of {time_block} steps: {why}"),
         };
@@ -803,6 +820,13 @@ impl Shard {
                 };
                 let bands = ("time block bands", "compute_bands", bands);
                 (entries.map(build).into(), Some(build(bands)))
+            }
+            TimeBlocks::Points(plan) => {
+                let rows = ctx.tuning.direct_rows;
+                let source = shaders::wafer_point_blocked(spec, &plan, pages, rows);
+                let spread = Spread::Wafer(plan.blocks(&g, rows));
+                let region = build("time block", &source, "compute_blocked", spread, Some(0));
+                (vec![region], None)
             }
         };
         let blocking = blocked.map(|plan| {
@@ -916,6 +940,13 @@ impl Shard {
             }
             let kernel = self.remap.stages.get(k);
             match self.remap.direct.get(k) {
+                // Point stages' register blocks: their link bands by direct reads.
+                Some(direct) if kernel.is_none() && part != Part::All => {
+                    for &rect in rects {
+                        self.dispatch(pass, direct, &mine, rect);
+                    }
+                    self.edges(pass, k, &mine);
+                }
                 Some(direct) if part == Part::All => {
                     let mut rest = ALL_PES;
                     if let Some(kernel) = kernel {

@@ -31,12 +31,19 @@ pub struct WaferUniform {
     pe_col: u32,
     pe_row: u32,
     partial: [u32; 4],
+    region: u32,
+    pad: [u32; 3],
 }
 
 impl WaferUniform {
     /// The wafers of `problem` whose SRAM buffers hold `plane` cells per field, their blocks
-    /// laid out as `layout` says.
-    pub fn new(problem: &Problem, plane: u64, rows_per_thread: u32, layout: &SramLayout) -> Self {
+    /// laid out as `layout` says, time blocks' regions `region` points from the low edges.
+    pub fn new(
+        problem: &Problem,
+        plane: u64,
+        (rows_per_thread, region): (u32, u32),
+        layout: &SramLayout,
+    ) -> Self {
         let (g, spec) = (problem.cluster.wafer, problem.spec());
         let glam::UVec2 { x: nx, y: ny } = problem.geometry.global_size();
         let mut partial = [0; 4];
@@ -61,6 +68,8 @@ impl WaferUniform {
             pe_col: layout.pe_step.x,
             pe_row: layout.pe_step.y,
             partial,
+            region,
+            pad: [0; 3],
         }
     }
 }
@@ -170,6 +179,7 @@ mod tests {
                     ("pitch", offset_of!(WaferUniform, pitch)),
                     ("pe_row", offset_of!(WaferUniform, pe_row)),
                     ("partial", offset_of!(WaferUniform, partial)),
+                    ("region", offset_of!(WaferUniform, region)),
                 ],
             ),
             (
