@@ -113,9 +113,10 @@ impl PointBlock {
 
 /// The generator of the levels' WGSL. Its names: `v{l}_{f}_{i}`, value `i` of field `f` in
 /// level `l`'s row just computed, and `b{l}_{f}_{i}` in its row before; `q{l}_{c}_{i}` and
-/// `p{l}_{c}_{i}` the same of constant plane `c` at level `l`'s windows' upper and lower rows,
-/// `rq{l}_{t}` and `rp{l}_{t}` of row constant `t`; `col_{l}`, the global column of level
-/// `l`'s first window.
+/// `p{l}_{c}_{i}` the same of constant plane `c` at level `l`'s windows' upper and lower rows
+/// (loaded by the first step's levels, the others take them from the level a step before:
+/// [`Levels::reused`]), `rq{l}_{t}` and `rp{l}_{t}` of row constant `t`; `col_{l}`, the
+/// global column of level `l`'s first window.
 struct Levels<'a> {
     spec: &'a KernelSpec,
     fields: u32,
@@ -204,13 +205,7 @@ impl Levels<'_> {
         for l in 1..=self.last {
             s += &self.level(l);
         }
-        for l in 0..self.last {
-            for f in 0..self.fields {
-                for i in 0..self.width(l) {
-                    s += &format!("    b{l}_{f}_{i} = v{l}_{f}_{i};\n");
-                }
-            }
-        }
+        s += &self.keep_rows();
         let out: Vec<String> = (0..self.fields)
             .map(|f| {
                 let row: Vec<String> = (0..COLS)
@@ -225,34 +220,66 @@ impl Levels<'_> {
         )
     }
 
-    /// Level `l`'s row: its constants' upper rows, then each point, then the constants kept
-    /// as the next row's lower ones.
+    /// Level `l`'s row: its constants' upper rows, then each point.
     fn level(&self, l: u32) -> String {
         let reach = (self.stage(l).origin + self.spec.comm_width as i32) as u32;
         let width = self.width(l);
         let mut s = format!("    let y{l} = back(y0, {}u, size.y);\n", self.shift(l));
         s += &format!("    let cy{l} = wrap_up(y{l} + {reach}u, size.y);\n");
+        let reused = self.reused(l);
         for c in 0..self.consts {
             for i in 0..=width {
-                s += &format!(
-                    "    let q{l}_{c}_{i} = load_const({c}u, vec2(wrap_up(col_{l} + {i}u, size.x), cy{l}));\n"
-                );
+                let value = match reused {
+                    Some((j, on)) => format!("p{j}_{c}_{}", i + on),
+                    None => {
+                        format!("load_const({c}u, vec2(wrap_up(col_{l} + {i}u, size.x), cy{l}))")
+                    }
+                };
+                s += &format!("    let q{l}_{c}_{i} = {value};\n");
             }
         }
         for t in 0..self.row_consts {
-            s += &format!("    let rq{l}_{t} = load_row_const({t}u, cy{l});\n");
+            let value = match reused {
+                Some((j, _)) => format!("rp{j}_{t}"),
+                None => format!("load_row_const({t}u, cy{l})"),
+            };
+            s += &format!("    let rq{l}_{t} = {value};\n");
             s += &format!("    wrow[{t}] = array<f32, 2>(rp{l}_{t}, rq{l}_{t});\n");
         }
         for i in 0..width {
             s += &self.point(l, i);
         }
-        for c in 0..self.consts {
-            for i in 0..=width {
-                s += &format!("    p{l}_{c}_{i} = q{l}_{c}_{i};\n");
+        s
+    }
+
+    /// Where level `l`'s constants lie already when a step translates the frame by one
+    /// point: level `j = l - S` (the same stage a step before) loaded them at the frame row
+    /// before, `S - 1` values further on: `Some((j, S - 1))`; `None` for the first step's
+    /// levels, which load theirs.
+    fn reused(&self, l: u32) -> Option<(u32, u32)> {
+        let stages = self.spec.stages.len() as u32;
+        (l > stages && self.spec.shift_per_step() == 1).then(|| (l - stages, stages - 1))
+    }
+
+    /// Every level's rows just computed, kept as its rows before for the next row.
+    fn keep_rows(&self) -> String {
+        let mut s = String::new();
+        for l in 0..self.last {
+            for f in 0..self.fields {
+                for i in 0..self.width(l) {
+                    s += &format!("    b{l}_{f}_{i} = v{l}_{f}_{i};\n");
+                }
             }
         }
-        for t in 0..self.row_consts {
-            s += &format!("    rp{l}_{t} = rq{l}_{t};\n");
+        for l in 1..=self.last {
+            for c in 0..self.consts {
+                for i in 0..=self.width(l) {
+                    s += &format!("    p{l}_{c}_{i} = q{l}_{c}_{i};\n");
+                }
+            }
+            for t in 0..self.row_consts {
+                s += &format!("    rp{l}_{t} = rq{l}_{t};\n");
+            }
         }
         s
     }
