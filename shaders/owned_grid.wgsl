@@ -60,6 +60,31 @@ fn points_block(id: u32, size: vec2<u32>, first: vec2<u32>, end: vec2<u32>) -> G
     return GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
 }
 
+// Block `id` of `size` points of the link bands `band` points wide of each wafer of the
+// dispatch in turn: the left band (columns up to `band`), then the low band right of it (rows
+// up to `band`); with the end of its band's columns and rows.
+struct BandBlock {
+    b: GridBlock,
+    end: vec2<u32>,
+}
+
+fn band_block(id: u32, size: vec2<u32>, band: u32) -> BandBlock {
+    let all = vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
+    let left_end = vec2(band, all.y);
+    let left = (left_end + size - 1u) / size;
+    let low = (vec2(all.x - band, band) + size - 1u) / size;
+    let lefts = left.x * left.y;
+    let per_wafer = lefts + low.x * low.y;
+    let item = id % per_wafer;
+    let in_left = item < lefts;
+    let i = select(item - lefts, item, in_left);
+    let blocks = select(low, left, in_left);
+    let first = select(vec2(band, 0u), vec2(0u), in_left);
+    let end = select(vec2(all.x, band), left_end, in_left);
+    let at = first + vec2(i % blocks.x, i / blocks.x) * size;
+    return BandBlock(GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at), end);
+}
+
 // The points by the low edges of a wafer of `size` points: its first `rows` rows, then its
 // first `cols` columns above them. How many, and point `i` of them.
 fn low_edge_points(size: vec2<u32>, rows: u32, cols: u32) -> u32 {

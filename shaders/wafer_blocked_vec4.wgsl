@@ -123,26 +123,9 @@ fn compute_blocked_right(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
     keep_top(strip_at(b, b.at.x, w.size.y - 2u), stride(), cluster.width, trash, cols);
 }
 
-// Block `id` of the link bands of each wafer of the dispatch in turn: the left band (columns
-// up to REGION_START), then the low band right of it (rows up to REGION_START), with the end of
-// its band's columns and rows.
+// The link bands (`band_block`), BAND_ROWS rows per invocation.
 @compute @workgroup_size(64)
 fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let size = vec2(BLOCK_COLS, BAND_ROWS);
-    let all = wafer_size();
-    let left_end = vec2(REGION_START, all.y);
-    let left = (left_end + size - 1u) / size;
-    let low = (all - vec2(REGION_START, all.y - REGION_START) + size - 1u) / size;
-    let lefts = left.x * left.y;
-    let per_wafer = lefts + low.x * low.y;
-    let id = linear_id(gid, groups);
-    let item = id % per_wafer;
-    let in_left = item < lefts;
-    let i = select(item - lefts, item, in_left);
-    let blocks = select(low, left, in_left);
-    let first = select(vec2(REGION_START, 0u), vec2(0u), in_left);
-    let end = select(vec2(all.x, REGION_START), left_end, in_left);
-    let at = first + vec2(i % blocks.x, i / blocks.x) * size;
-    let b = GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
-    direct_rows(b, min(at.y + BAND_ROWS, end.y), end.x);
+    let band = band_block(linear_id(gid, groups), vec2(BLOCK_COLS, BAND_ROWS), REGION_START);
+    direct_rows(band.b, min(band.b.at.y + BAND_ROWS, band.end.y), band.end.x);
 }

@@ -82,13 +82,26 @@ fn store_rows(origin: vec2<u32>, x: u32, row: u32, rows: u32) {
 @compute @workgroup_size(64)
 fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = grid_block(linear_id(gid, groups), vec2(POINT_RUN, POINT_ROWS));
+    direct_run(b, dispatch.pes.zw * wafer.n);
+}
+
+// The link bands of Point stages' time blocks in registers (shaders/wafer_blocked_point.wgsl),
+// `wafer.region` points wide (`band_block`).
+@compute @workgroup_size(64)
+fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let band = band_block(linear_id(gid, groups), vec2(POINT_RUN, POINT_ROWS), wafer.region);
+    direct_run(band.b, band.end);
+}
+
+// The run of block `b`, of the points before `end`.
+fn direct_run(b: GridBlock, end: vec2<u32>) {
     let w = wafer.w;
     // The points within w of the wafer's low edges are `compute_edges`'s.
     let start = select(max(b.at.x, w), b.at.x, QUADS);
-    let end = min(b.at.x + POINT_RUN, dispatch.pes.z * wafer.n);
+    let end_x = min(b.at.x + POINT_RUN, end.x);
     let row = max(b.at.y, w);
-    let row_end = min(b.at.y + POINT_ROWS, dispatch.pes.w * wafer.n);
-    if b.local >= dispatch.first + dispatch.count || row >= row_end || start >= end {
+    let row_end = min(b.at.y + POINT_ROWS, end.y);
+    if b.local >= dispatch.first + dispatch.count || row >= row_end || start >= end_x {
         return;
     }
     // Window rows past the run's last are read; their points go to the spare cell.
@@ -109,7 +122,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         push_column();
     }
     if QUADS {
-        for (var x = start; x < end; x += 4u) {
+        for (var x = start; x < end_x; x += 4u) {
             // The dense grid's column x is cell x of its row.
             loading = x;
             load_quads();
@@ -121,7 +134,7 @@ fn compute_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         }
         return;
     }
-    for (var x = start; x < end; x++) {
+    for (var x = start; x < end_x; x++) {
         loading = window_cols[WINDOW - 1u];
         push_column();
         store_rows(origin, x, row, rows);

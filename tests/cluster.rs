@@ -346,16 +346,17 @@ fn time_blocks_equal_the_global_kernel() {
         ((1, 2), (9, 8), 8, 9, (1, 3), 2, None),
         ((2, 1), (4, 3), 32, 9, (1, 2), 1, None),
     ];
-    // Shallow water's blocks of 3 steps in registers on a CPU adapter, beyond bands of whole
-    // PEs a multiple of 4 points wide: n = 2 (bands of 4 PEs), 3 (4 PEs, 12 points), 1 (8
-    // PEs) and 12; the region's last block cut to 8 and 12 columns, rows of several blocks
-    // (360), wafers on two devices and one per buffer.
+    // Shallow water's blocks of 3 steps in registers on a CPU adapter, beyond 8-point bands:
+    // n = 1 to 4 (bands of whole PEs or not), 12 and 32 (bands inside the first PE); the
+    // region's last block cut to 8 and 12 columns, rows of several blocks (360), wafers on two
+    // devices and one per buffer.
     let swe_registers = [
         ((1, 1), (12, 9), 2, 3, (0, 2), 1, None),
         ((2, 2), (6, 7), 4, 3, (1, 2), 2, Some(1)),
         ((1, 1), (8, 8), 3, 3, (0, 1), 1, None),
         ((3, 1), (16, 12), 1, 3, (2, 2), 1, None),
         ((1, 2), (5, 30), 12, 3, (1, 1), 1, None),
+        ((2, 1), (4, 3), 32, 3, (1, 2), 1, None),
     ];
     // Blocks of 15 steps: heat only, as shallow water's 30-point reach leaves no span in
     // lavapipe's workgroup memory.

@@ -8,10 +8,10 @@
 //! `COLS + L - l` columns that level `L`'s still need. The generated code
 //! ([`PointBlock::levels_wgsl`]) names every value, so that they stay in registers (arrays
 //! indexed by a loop end up in memory on llvmpipe), and fills the small arrays through which
-//! the kernel's stage functions read their windows. Constants are loaded by each level at the
+//! the kernel's stage functions read their windows. Each level takes its constants at the
 //! global points its frame points hold: the frame translates by `shift_after(l)` after `l`
-//! remaps. The link bands, whole PEs a multiple of 4 points wide, step one remap at a time by
-//! the direct reads.
+//! remaps. The link bands, cut in points (the block's reach in whole vec4s, whatever `n`),
+//! step one remap at a time by the direct reads.
 
 use super::tuning::Tuning;
 use super::uniforms::BLOCK_COLS;
@@ -27,7 +27,7 @@ pub const COLS: u32 = 16;
 /// compiled shallow water's blocks of 3 steps in 7 s, of 5 in 40 s.
 pub const LONGEST: u32 = 3;
 
-/// Time blocks of `steps` steps of a Point kernel beyond link bands `band` PEs wide.
+/// Time blocks of `steps` steps of a Point kernel beyond link bands `band` points wide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PointBlock {
     pub steps: u32,
@@ -48,24 +48,21 @@ impl PointBlock {
             && (g.pes_x * g.n).is_multiple_of(4)
     }
 
-    /// The blocking of `steps` steps on `g` of a `global` grid: link bands of whole PEs as
-    /// wide as the block's remaps reach and a multiple of 4 points (so that the bands' direct
-    /// reads load vec4s); or why the wafer has no region or the global grid is narrower than
-    /// a block's reads (whose columns wrap around it once).
+    /// The blocking of `steps` steps on `g` of a `global` grid: link bands as wide as the
+    /// block's remaps reach, in whole vec4s; or why the wafer has no point clear of them or
+    /// the global grid is narrower than a block's reads (whose columns wrap around it once).
     pub fn plan(
         spec: &KernelSpec,
         g: &WaferGeometry,
         global: glam::UVec2,
         steps: u32,
     ) -> Result<Self, String> {
-        let reach = blocking::remaps(spec, steps) * g.w();
-        let band = (reach.div_ceil(g.n)..)
-            .find(|b| (b * g.n).is_multiple_of(4))
-            .expect("a multiple of 4 PEs is one");
-        if band >= g.pes_x || band >= g.pes_y {
+        let band = (blocking::remaps(spec, steps) * g.w()).next_multiple_of(4);
+        let size = g.global_size();
+        if band >= size.x || band >= size.y {
             return Err(format!(
-                "no PE of the {}x{} wafer lies clear of the {band}-PE link bands",
-                g.pes_x, g.pes_y
+                "no point of the {}x{}-point wafer lies clear of {band}-point link bands",
+                size.x, size.y
             ));
         }
         let width = COLS + blocking::remaps(spec, steps);
@@ -80,8 +77,19 @@ impl PointBlock {
 
     /// Blocks per wafer of the region, for invocations that walk `rows` rows.
     pub fn blocks(&self, g: &WaferGeometry, rows: u32) -> u64 {
-        let region = g.global_size() - self.band * g.n;
+        let region = g.global_size() - self.band;
         region.x.div_ceil(COLS) as u64 * region.y.div_ceil(rows) as u64
+    }
+
+    /// Blocks per wafer of the bands' direct reads (`compute_bands` of
+    /// `shaders/wafer_point_direct.wgsl`), by runs of `run` points: the left band, then the
+    /// low band right of it.
+    pub fn band_blocks(&self, g: &WaferGeometry, run: glam::UVec2) -> u64 {
+        let size = g.global_size();
+        let count =
+            |points: glam::UVec2| (points.x.div_ceil(run.x) * points.y.div_ceil(run.y)) as u64;
+        count(glam::UVec2::new(self.band, size.y))
+            + count(glam::UVec2::new(size.x - self.band, self.band))
     }
 
     /// The generated WGSL of the levels of `spec`, whose Point stages read `consts` constant
@@ -363,26 +371,20 @@ mod tests {
     use crate::kernels::KernelKind;
 
     #[test]
-    fn bands_are_whole_pes_as_wide_as_the_remaps_reach_in_whole_vec4s() {
+    fn bands_reach_as_far_as_the_remaps_in_whole_vec4s() {
         let spec = KernelKind::Swe.spec();
-        // Blocks of 3 steps reach 6 points: n, band in PEs.
-        for (n, band) in [
-            (1, 8),
-            (2, 4),
-            (3, 4),
-            (4, 2),
-            (5, 4),
-            (6, 2),
-            (8, 1),
-            (12, 1),
-        ] {
+        // Blocks of 3 steps reach 6 points, widened to 8, at any n.
+        for n in [1, 2, 3, 8, 12] {
             let g = WaferGeometry::new(24, 24, n, spec.comm_width).unwrap();
             let plan = PointBlock::plan(spec, &g, g.global_size(), 3).unwrap();
-            assert_eq!(plan.band, band, "n = {n}");
+            assert_eq!(plan.band, 8, "n = {n}");
         }
-        let g = WaferGeometry::new(4, 9, 2, spec.comm_width).unwrap();
+        let g = WaferGeometry::new(8, 20, 1, spec.comm_width).unwrap();
         let err = PointBlock::plan(spec, &g, g.global_size(), 3).unwrap_err();
-        assert!(err.contains("4x9 wafer") && err.contains("4-PE"), "{err}");
+        assert!(
+            err.contains("8x20-point wafer") && err.contains("8-point"),
+            "{err}"
+        );
         let g = WaferGeometry::new(5, 5, 4, spec.comm_width).unwrap();
         let err = PointBlock::plan(spec, &g, g.global_size(), 3).unwrap_err();
         assert!(

@@ -167,13 +167,12 @@ impl TimeBlocks {
         }
     }
 
-    /// Width in PEs of the link bands that the dispatch table's rectangles cut (heat's
-    /// register blocks cut theirs in points).
+    /// Width in PEs of the link bands that the dispatch table's rectangles cut (those of
+    /// tiles; register blocks cut theirs in points).
     pub fn band(&self) -> u32 {
         match self {
             Self::Tiles(b) => b.band,
-            Self::Rows(_) => 0,
-            Self::Points(b) => b.band,
+            Self::Rows(_) | Self::Points(_) => 0,
         }
     }
 
@@ -182,7 +181,7 @@ impl TimeBlocks {
         match self {
             Self::Tiles(b) => b.band * g.n,
             Self::Rows(b) => b.band,
-            Self::Points(b) => b.band * g.n,
+            Self::Points(b) => b.band,
         }
     }
 }
@@ -339,11 +338,12 @@ const RECTS: u64 = 7;
 /// the packing of its inner states.
 struct Blocking {
     remaps: u64,
-    /// The region's kernels: one of tiles; in registers, the blocks within, at the top and
-    /// at the right.
+    /// The region's kernels: one of tiles; in registers, heat's blocks within, at the top and
+    /// at the right, or shallow water's one.
     region: Vec<Kernel>,
-    /// In registers, the link bands' direct reads (tiles step the bands with the stages).
-    bands: Option<Kernel>,
+    /// In registers, each stage's direct reads of the link bands (tiles step the bands with
+    /// the stages).
+    bands: Vec<Kernel>,
     pack_up: Kernel,
     pack_right: Kernel,
 }
@@ -767,7 +767,7 @@ impl Shard {
                 b.steps, b.band
             ),
             Ok(Some(TimeBlocks::Points(b))) => format!(
-                "; time blocks of {} steps beyond {}-PE link bands, carried in registers",
+                "; time blocks of {} steps beyond {}-point link bands, carried in registers",
                 b.steps, b.band
             ),
             Ok(None) => String::new(),
@@ -803,7 +803,7 @@ impl Shard {
                 let spread = Spread::Wafer(spans * super::context::WORKGROUP as u64);
                 (
                     vec![build("time block", &source, "compute", spread, Some(0))],
-                    None,
+                    vec![],
                 )
             }
             TimeBlocks::Rows(plan) => {
@@ -819,14 +819,22 @@ impl Shard {
                     build(label, &source, entry, Spread::Wafer(blocks), Some(0))
                 };
                 let bands = ("time block bands", "compute_bands", bands);
-                (entries.map(build).into(), Some(build(bands)))
+                (entries.map(build).into(), vec![build(bands)])
             }
             TimeBlocks::Points(plan) => {
                 let rows = ctx.tuning.direct_rows;
                 let source = shaders::wafer_point_blocked(spec, &plan, pages, rows);
                 let spread = Spread::Wafer(plan.blocks(&g, rows));
                 let region = build("time block", &source, "compute_blocked", spread, Some(0));
-                (vec![region], None)
+                let run = ctx.tuning.point_block();
+                let band_kernel = |(k, stage): (usize, &Stage)| {
+                    let source = shaders::wafer_direct(spec, k, pages, run, true);
+                    let label = format!("{} bands", stage.name);
+                    let spread = Spread::Wafer(plan.band_blocks(&g, run));
+                    build(&label, &source, "compute_bands", spread, Some(k))
+                };
+                let bands = spec.stages.iter().enumerate().map(band_kernel).collect();
+                (vec![region], bands)
             }
         };
         let blocking = blocked.map(|plan| {
@@ -922,31 +930,25 @@ impl Shard {
                     self.dispatch(pass, region, items, BEYOND_BANDS);
                 }
             }
-            // Register blocks are of one stage: their bands, then the edges.
-            if let (Some(bands), Part::BlockStart | Part::LinkBands) = (&b.bands, part) {
-                self.dispatch(pass, bands, items, ALL_PES);
-                self.edges(pass, 0, items);
+            // Register blocks: each stage's bands, then its edges.
+            if !b.bands.is_empty() && matches!(part, Part::BlockStart | Part::LinkBands) {
+                for (k, bands) in b.bands.iter().enumerate() {
+                    let mine = self.of_stage(items, k);
+                    if !mine.is_empty() {
+                        self.dispatch(pass, bands, &mine, ALL_PES);
+                        self.edges(pass, k, &mine);
+                    }
+                }
                 return;
             }
         }
         for k in 0..self.stages {
-            let mine: Vec<(usize, u64)> = items
-                .iter()
-                .copied()
-                .filter(|&(_, state)| state % self.stages as u64 == k as u64)
-                .collect();
+            let mine = self.of_stage(items, k);
             if mine.is_empty() {
                 continue;
             }
             let kernel = self.remap.stages.get(k);
             match self.remap.direct.get(k) {
-                // Point stages' register blocks: their link bands by direct reads.
-                Some(direct) if kernel.is_none() && part != Part::All => {
-                    for &rect in rects {
-                        self.dispatch(pass, direct, &mine, rect);
-                    }
-                    self.edges(pass, k, &mine);
-                }
                 Some(direct) if part == Part::All => {
                     let mut rest = ALL_PES;
                     if let Some(kernel) = kernel {
@@ -969,6 +971,16 @@ impl Shard {
                 }
             }
         }
+    }
+
+    /// The items whose state is at stage `k`.
+    fn of_stage(&self, items: &[(usize, u64)], k: usize) -> Vec<(usize, u64)> {
+        let stages = self.stages as u64;
+        items
+            .iter()
+            .copied()
+            .filter(|&(_, state)| state % stages == k as u64)
+            .collect()
     }
 
     /// The points of stage `k` within reach of the wafer's low edges, where the direct reads
