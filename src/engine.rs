@@ -213,7 +213,7 @@ impl Hardware {
     /// ([`RowBlock::applies`]: heat where the wafer's width in points is a multiple of 4;
     /// heat5 2048^2 on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n =
     /// 2 to 128), never in tiles (about 0.4x the global kernel there); not shallow water's
-    /// blocks in registers, which ran 2.1 to 3.4x its direct reads (1024^2, n = 2 to 128)
+    /// blocks in registers, which ran 3.1 to 3.6x its direct reads (1024^2, n = 2 to 128)
     /// but take lavapipe about 6 s to compile, more than a short run's steps.
     pub fn blocks(self, problem: &Problem) -> bool {
         let (spec, g) = (problem.spec(), &problem.cluster.wafer);
