@@ -8,7 +8,9 @@ use wafer_emu::commands::bench::{variants, BenchConfig};
 use wafer_emu::engine::EngineRequest;
 use wafer_emu::kernels::KernelKind;
 
-const STEPS: u64 = 10;
+/// Steps per iteration: whole time blocks of 3 and of 5 steps, so that no step of a blocked
+/// variant runs outside a block.
+const STEPS: u64 = 15;
 
 fn stencils(c: &mut Criterion) {
     let grid = std::env::var("WAFER_EMU_BENCH_GRID")

@@ -1,9 +1,10 @@
 // import links kernel time_block wafer_clock
 // The fused engine's time blocks of Point stages carried in registers (src/gpu/point_blocks.rs),
 // over the dense grid of the direct reads: an invocation advances BLOCK_COLS columns by
-// BLOCK_ROWS rows of the region (the points from `wafer.region` on, both ways, the PEs beyond
-// the link bands, which the direct reads step one remap at a time) LEVELS remaps, from the block's first
-// state (`x`) to its last (`next`, the SRAM slot of the state an odd number of steps on). It
+// BLOCK_ROWS rows of the region (the points from `wafer.region` on, both ways, beyond the link
+// bands, which the direct reads step one remap at a time) LEVELS remaps, from the block's
+// first state (`x`) to its last (`next`, the SRAM slot of the state an odd number of steps
+// on). It
 // first walks the LEVELS rows below its own, whose levels its rows read; the columns it reads
 // left of its own lie in the region or the bands, all at the block's first state. The
 // generated `advance_levels` computes every level's row from the level-0 row that `state_at`
@@ -17,6 +18,7 @@
 @group(0) @binding(6) var<storage, read> clock: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read_write> history: array<f32>;
 
+// `c` on a torus of `size` (c < 2 size), and `c - d` (d <= size).
 fn wrap_up(c: u32, size: u32) -> u32 {
     return select(c, c - size, c >= size);
 }
