@@ -35,7 +35,10 @@ fn stencils(c: &mut Criterion) {
         let (lineup, engine) =
             variants(&config, &mut |w| eprintln!("{w}")).expect("bench variants");
         let mut variants = lineup.variants;
-        let mut group = c.benchmark_group(format!("{} {grid}x{grid} on {engine}", kernel.name()));
+        // The engine line (adapter and tuning) is long enough that criterion would truncate
+        // the variants' names after it.
+        eprintln!("{} {grid}x{grid} on {engine}", kernel.name());
+        let mut group = c.benchmark_group(format!("{} {grid}x{grid}", kernel.name()));
         group.throughput(Throughput::Elements(grid as u64 * grid as u64 * STEPS));
         group.sample_size(10);
         for variant in variants.iter_mut() {
