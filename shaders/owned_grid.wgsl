@@ -60,6 +60,11 @@ fn points_block(id: u32, size: vec2<u32>, first: vec2<u32>, end: vec2<u32>) -> G
     return GridBlock(dispatch.first + min(id / per_wafer, dispatch.count), at);
 }
 
+// A wafer's size in points.
+fn wafer_size() -> vec2<u32> {
+    return vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
+}
+
 // Block `id` of `size` points of the link bands `band` points wide of each wafer of the
 // dispatch in turn: the left band (columns up to `band`), then the low band right of it (rows
 // up to `band`); with the end of its band's columns and rows.
@@ -69,7 +74,7 @@ struct BandBlock {
 }
 
 fn band_block(id: u32, size: vec2<u32>, band: u32) -> BandBlock {
-    let all = vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
+    let all = wafer_size();
     let left_end = vec2(band, all.y);
     let left = (left_end + size - 1u) / size;
     let low = (vec2(all.x - band, band) + size - 1u) / size;

@@ -27,7 +27,3 @@ fn strip_at(b: GridBlock, x: u32, y: u32) -> u32 {
 fn stride() -> u32 {
     return wafer.w * (cluster.width + cluster.height);
 }
-
-fn wafer_size() -> vec2<u32> {
-    return vec2(wafer.pes_x, wafer.pes_y) * wafer.n;
-}

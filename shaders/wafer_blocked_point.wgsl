@@ -4,9 +4,8 @@
 // BLOCK_ROWS rows of the region (the points from `wafer.region` on, both ways, beyond the link
 // bands, which the direct reads step one remap at a time) LEVELS remaps, from the block's
 // first state (`x`) to its last (`next`, the SRAM slot of the state an odd number of steps
-// on). It
-// first walks the LEVELS rows below its own, whose levels its rows read; the columns it reads
-// left of its own lie in the region or the bands, all at the block's first state. The
+// on). It first walks the LEVELS rows below its own, whose levels its rows read; the columns
+// it reads left of its own lie in the region or the bands, all at the block's first state. The
 // generated `advance_levels` computes every level's row from the level-0 row that `state_at`
 // loads, with the constants at the global points each level's frame points hold.
 // The blocks at the wafer's right and top edges keep the right and top strips of every inner

@@ -64,6 +64,21 @@ pub fn remaps(spec: &KernelSpec, steps: u32) -> u32 {
     steps * spec.stages.len() as u32
 }
 
+/// The width in points of link bands cut in points (the GPU's blocks in registers): as far as
+/// the remaps of blocks of `steps` steps of `spec` reach, in whole vec4s; or why no point of
+/// wafer `g` lies clear of them.
+pub fn point_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32, String> {
+    let band = (remaps(spec, steps) * g.w()).next_multiple_of(4);
+    let size = g.global_size();
+    if band >= size.x || band >= size.y {
+        return Err(format!(
+            "no point of the {}x{}-point wafer lies clear of {band}-point link bands",
+            size.x, size.y
+        ));
+    }
+    Ok(band)
+}
+
 /// The width in PEs of the link bands of blocks of `steps` steps of `spec` on wafer `g`, or
 /// why the wafer has no region to block: every remap reaches `w` points further.
 pub fn link_band(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<u32, String> {

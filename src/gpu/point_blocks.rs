@@ -49,22 +49,16 @@ impl PointBlock {
     }
 
     /// The blocking of `steps` steps on `g` of a `global` grid: link bands as wide as the
-    /// block's remaps reach, in whole vec4s; or why the wafer has no point clear of them or
-    /// the global grid is narrower than a block's reads (whose columns wrap around it once).
+    /// block's remaps reach, in whole vec4s ([`blocking::point_band`]); or why the wafer has
+    /// no point clear of them or the global grid is narrower than a block's reads (whose
+    /// columns wrap around it once).
     pub fn plan(
         spec: &KernelSpec,
         g: &WaferGeometry,
         global: glam::UVec2,
         steps: u32,
     ) -> Result<Self, String> {
-        let band = (blocking::remaps(spec, steps) * g.w()).next_multiple_of(4);
-        let size = g.global_size();
-        if band >= size.x || band >= size.y {
-            return Err(format!(
-                "no point of the {}x{}-point wafer lies clear of {band}-point link bands",
-                size.x, size.y
-            ));
-        }
+        let band = blocking::point_band(spec, g, steps)?;
         let width = COLS + blocking::remaps(spec, steps);
         if global.x < width {
             return Err(format!(

@@ -46,18 +46,10 @@ impl RowBlock {
             && (g.pes_x * g.n).is_multiple_of(4)
     }
 
-    /// The blocking of `steps` steps on `g`: link bands as wide as the block's remaps reach
-    /// ([`blocking::remaps`] times `w`), rounded up to whole vec4s; or why the wafer has no
-    /// region.
+    /// The blocking of `steps` steps on `g`: link bands as wide as the block's remaps reach,
+    /// in whole vec4s ([`blocking::point_band`]); or why the wafer has no region.
     pub fn plan(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<Self, String> {
-        let band = (blocking::remaps(spec, steps) * g.w()).next_multiple_of(4);
-        let size = g.global_size();
-        if band >= size.x || band >= size.y {
-            return Err(format!(
-                "no point of the {}x{}-point wafer lies clear of {band}-point link bands",
-                size.x, size.y
-            ));
-        }
+        let band = blocking::point_band(spec, g, steps)?;
         Ok(Self { steps, band })
     }
 

@@ -416,9 +416,11 @@ pub fn wafer_point_blocked(
     pages: Pages,
     rows: u32,
 ) -> String {
-    let probe = global_stage(spec, &spec.stages[0], pages, false, glam::UVec2::ONE);
-    let consts = const_u32(&probe, "CONSTS").unwrap_or(0);
-    let row_consts = const_u32(&probe, "ROW_CONSTS").unwrap_or(0);
+    // How many constant planes and row constants the kernel declares, as naga reads them
+    // from one of its composed stages.
+    let stage = global_stage(spec, &spec.stages[0], pages, false, glam::UVec2::ONE);
+    let consts = const_u32(&stage, "CONSTS").unwrap_or(0);
+    let row_consts = const_u32(&stage, "ROW_CONSTS").unwrap_or(0);
     let kernel = format!(
         "{}\n{}\nconst BLOCK_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = LEVELS;\n{}",
         spec.wgsl,

@@ -828,7 +828,7 @@ impl Shard {
                 let region = build("time block", &source, "compute_blocked", spread, Some(0));
                 let run = ctx.tuning.point_block();
                 let band_kernel = |(k, stage): (usize, &Stage)| {
-                    let source = shaders::wafer_direct(spec, k, pages, run, true);
+                    let source = shaders::wafer_direct(spec, k, pages, run, aligned);
                     let label = format!("{} bands", stage.name);
                     let spread = Spread::Wafer(plan.band_blocks(&g, run));
                     build(&label, &source, "compute_bands", spread, Some(k))
