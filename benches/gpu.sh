@@ -17,7 +17,8 @@
 #                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
 #                                 time blocks of 5 in registers, src/gpu/row_blocks.rs) with
 #                                 direct_rows=4 to 64; point_rows=2 to 4 (shallow water's
-#                                 runs along several rows)
+#                                 runs along several rows); block_lanes=on with direct_rows=32
+#                                 to 256 (rows per block of the time blocks across lanes)
 #
 # The heat5 and swe benches run with --profile: each variant's GPU time per kernel.
 # Each stage has a time limit; a failing stage does not stop the next, and the exit status is
@@ -78,6 +79,14 @@ for kernel in heat5 heat9; do
     # shellcheck disable=SC2046
     stage 60 "$kernel on ${grid}^2" "$emu" bench "$kernel" --grid "$grid" --n 2,8,16,32,128 \
         --steps 100 --reps 5 --no-cpu $profile $(report "$kernel")
+done
+# Heat's time blocks in registers across a subgroup's lanes (block_lanes, not yet the GPU's
+# default): blocks of 5 and 9 steps, 64 rows per block.
+for k in 5 9; do
+    # shellcheck disable=SC2046
+    stage 60 "heat5 on ${grid}^2, time blocks of $k across subgroup lanes" \
+        env WAFER_EMU_TUNING=block_lanes=on,direct_rows=64 "$emu" bench heat5 --grid "$grid" \
+        --n 2,8,32,128 --steps 90 --reps 5 --no-cpu --time-block $k $(report "heat5-lanes-$k")
 done
 k=0
 for tuning in ${TUNINGS:-}; do

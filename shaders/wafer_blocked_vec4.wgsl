@@ -5,8 +5,8 @@
 // bands) TIME_BLOCK steps, from the block's first state (`x4`) to its last (`y4`, the SRAM
 // slot of the state an odd number of steps on). It first walks the 2 TIME_BLOCK rows below its
 // own, whose levels its rows read; the columns it reads left of its own lie in the region or
-// the bands, all at the block's first state. `compute_bands` steps the bands one remap at a
-// time, BAND_ROWS rows per invocation.
+// the bands, all at the block's first state. `compute_bands` (wafer_direct_vec4.wgsl) steps the
+// bands one remap at a time.
 // The blocks at the wafer's right and top edges also keep the right and top strips of every
 // inner state in `history`, for the packages: each kind of block is its own entry point
 // (`compute_blocked` over every block, `compute_blocked_top` over the top row of blocks,
@@ -121,11 +121,4 @@ fn compute_blocked_right(@builtin(global_invocation_id) gid: vec3<u32>, @builtin
     let trash = arrayLength(&history) - 1u;
     let cols = select(0u, w.cols, w.y1 == w.size.y);
     keep_top(strip_at(b, b.at.x, w.size.y - 2u), stride(), cluster.width, trash, cols);
-}
-
-// The link bands (`band_block`), BAND_ROWS rows per invocation.
-@compute @workgroup_size(64)
-fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let band = band_block(linear_id(gid, groups), vec2(BLOCK_COLS, BAND_ROWS), REGION_START);
-    direct_rows(band.b, min(band.b.at.y + BAND_ROWS, band.end.y), band.end.x);
 }

@@ -6,8 +6,8 @@
 // rows: per row three vec4 loads (the 4 columns left of the block and its two halves) and two
 // stores. The block at the wafer's first column has none left of it: it loads its own first
 // vec4 there and stores garbage in columns 0 and 1, which `compute_edges`, dispatched after
-// it, overwrites. The blocks at row 0 read the two rows below it from the up link that the
-// wafer below sent.
+// it, overwrites. The blocks at rows 0 and 1 read the rows below the wafer from the up link
+// that the wafer below sent.
 
 @group(0) @binding(3) var<storage, read> x4: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> up_links: array<f32>;
@@ -69,6 +69,14 @@ fn compute_direct_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     direct_rows(b, min(b.at.y + DIRECT_ROWS, dispatch.pes.w * wafer.n), dispatch.pes.z * wafer.n);
 }
 
+// The link bands `wafer.region` points wide (`band_block`) of heat's time blocks in registers
+// (wafer_blocked_vec4.wgsl, wafer_blocked_lanes.wgsl), one remap.
+@compute @workgroup_size(64)
+fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let band = band_block(linear_id(gid, groups), vec2(BLOCK_COLS, DIRECT_ROWS), wafer.region);
+    direct_rows(band.b, min(band.b.at.y + DIRECT_ROWS, band.end.y), band.end.x);
+}
+
 // The block's rows to `y1`, in a rectangle whose columns end at `x1`.
 fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
     if b.local >= dispatch.first + dispatch.count || b.at.x >= x1 || b.at.y >= y1 {
@@ -76,13 +84,13 @@ fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
     }
     let q = quads(b.at.x, x1);
     let base = b.local * cluster.wafer_cells / 4u;
-    // The rows below the block, from the link at row 0 (selected, not branched: a branch here
-    // crashed lavapipe's compiler).
+    // The two rows below the block; those below the wafer from the up link's two rows
+    // (selected, not branched: a branch here crashed lavapipe's compiler).
     let link = slot_base(below(wafer_ids[b.local]), cluster.up_cells, 0u);
-    let y = max(b.at.y, 2u);
-    let at_0 = b.at.y == 0u;
-    var lower = pick(load_window(base + row_at(y - 2u).cell / 4u, q), link_window(link, b.at.x), at_0);
-    var mid = pick(load_window(base + row_at(y - 1u).cell / 4u, q), link_window(link + cluster.width, b.at.x), at_0);
+    let lower_row = load_window(base + row_at(max(b.at.y, 2u) - 2u).cell / 4u, q);
+    var lower = pick(lower_row, link_window(link + b.at.y * cluster.width, b.at.x), b.at.y < 2u);
+    let mid_row = load_window(base + row_at(max(b.at.y, 1u) - 1u).cell / 4u, q);
+    var mid = pick(mid_row, link_window(link + cluster.width, b.at.x), b.at.y == 0u);
     var r = row_at(b.at.y);
     for (var i = b.at.y; i < y1; i++) {
         let row = base + r.cell / 4u;

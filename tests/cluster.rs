@@ -312,6 +312,44 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
 
 /// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,
 /// stretched for longer blocks so that one lies wholly between two checks.
+/// A case of the time-block tests: wafers, PEs, n, steps per block, link delay and capacity,
+/// devices, wafers per buffer.
+type BlockCase = (
+    (u32, u32),
+    (u32, u32),
+    u32,
+    u32,
+    (u32, u32),
+    u32,
+    Option<u64>,
+);
+
+/// The fused engine of `problem` on `ctx` with the time blocks and placement of `case` (which
+/// it must say it runs), and a line naming the case and the engine.
+fn blocked_engine(
+    ctx: &Arc<GpuContext>,
+    problem: &Problem,
+    (wafers, pes, n, steps, _, devices, per_bank): BlockCase,
+) -> (GpuCluster, String) {
+    let fields = problem.spec().fields.len() as u64;
+    let fields_bytes = problem.cluster.wafer.sram_cells() * 4 * fields;
+    let blocked = Placement {
+        fused: true,
+        time_block: steps,
+        max_binding: per_bank.map(|w| (w * fields_bytes) + 4096),
+        ..placement(devices)
+    };
+    let engine = GpuCluster::new(ctx.clone(), problem, &blocked).unwrap();
+    let what = format!(
+        "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices: {}",
+        problem.spec().name,
+        engine.describe()
+    );
+    let says = format!("time blocks of {steps} steps");
+    assert!(what.contains(&says), "{what}");
+    (engine, what)
+}
+
 fn stretched_checks(steps: u32) -> [u64; 5] {
     [0, 4, 11, 20, 35].map(|t| t * steps.max(7) as u64 / 7)
 }
@@ -376,24 +414,8 @@ fn time_blocks_equal_the_global_kernel() {
             let problem = problem(kernel, wafers, pes, n, 5)
                 .with_links(LinkConfig::uniform(delay, capacity))
                 .unwrap();
-            let fields = problem.spec().fields.len() as u64;
-            let fields_bytes = problem.cluster.wafer.sram_cells() * 4 * fields;
-            let blocked = Placement {
-                fused: true,
-                time_block: steps,
-                max_binding: per_bank.map(|w: u64| (w * fields_bytes) + 4096),
-                ..placement(devices)
-            };
-            let mut engine = GpuCluster::new(ctx.clone(), &problem, &blocked).unwrap();
-            let what = format!(
-                "{} on {wafers:?} wafers of {pes:?} PEs, n = {n}, {devices} devices: {}",
-                kernel.name(),
-                engine.describe()
-            );
-            assert!(
-                what.contains(&format!("time blocks of {steps} steps")),
-                "{what}"
-            );
+            let case = (wafers, pes, n, steps, (delay, capacity), devices, per_bank);
+            let (mut engine, what) = blocked_engine(&ctx, &problem, case);
             let in_registers =
                 ctx.adapter.is_software() && (pes.0 * n) % 4 == 0 && (heat || steps == 3);
             assert_eq!(
@@ -441,6 +463,60 @@ fn time_blocks_equal_the_global_kernel() {
     assert_same_bits(&mut engine, &mut global, &[5], why);
 }
 
+/// The adapter's subgroup size where heat's time blocks can go across a subgroup's lanes.
+fn subgroup_lanes(ctx: &GpuContext) -> Option<u32> {
+    let tuning = ctx.tuning.overridden("block_lanes=on", &ctx.adapter);
+    tuning.ok().and_then(|t| t.block_lanes)
+}
+
+/// Heat's time blocks across a subgroup's lanes (`block_lanes`, a GPU's shape of the blocks
+/// in registers) equal the global kernel bit for bit: every block length the subgroup allows
+/// (3 on lavapipe's 8 lanes; up to 15 on 32), n = 1 to 32, the region's last block cut
+/// (blocks of 2 columns on 8 lanes at 3 steps, 22 on 32 at 5), bands inside the first PE
+/// and of several PEs, 360 rows (several blocks of 64), wafers on two devices and one per
+/// buffer, link delays 0 to 2.
+#[test]
+fn time_blocks_across_subgroup_lanes_equal_the_global_kernel() {
+    let Some(ctx) = common::gpu() else { return };
+    let Some(lanes) = subgroup_lanes(&ctx) else {
+        eprintln!("skipped: {} has no subgroups of one size", ctx.describe());
+        return;
+    };
+    let tuned = ctx.retuned(Tuning {
+        block_lanes: Some(lanes),
+        ..ctx.tuning
+    });
+    // wafers, PEs, n, steps per block, link delay and capacity, devices, wafers per buffer.
+    let cases = [
+        ((1, 1), (12, 9), 2, 3, (0, 2), 1, None),
+        ((2, 2), (6, 7), 4, 3, (1, 2), 2, Some(1)),
+        ((1, 1), (5, 30), 12, 3, (1, 1), 1, None),
+        ((3, 1), (16, 12), 1, 3, (2, 2), 1, None),
+        ((2, 1), (4, 3), 32, 3, (1, 2), 1, None),
+        ((1, 2), (9, 8), 8, 5, (1, 3), 2, None),
+        ((1, 1), (10, 9), 8, 7, (0, 2), 1, None),
+        ((1, 1), (8, 12), 8, 15, (0, 2), 1, None),
+    ];
+    for kernel in [KernelKind::Heat5, KernelKind::Heat9] {
+        for (wafers, pes, n, steps, (delay, capacity), devices, per_bank) in cases {
+            if 2 * steps >= lanes {
+                continue;
+            }
+            let problem = common::cluster_problem(kernel, wafers, pes, n, 5)
+                .with_links(LinkConfig::uniform(delay, capacity))
+                .unwrap();
+            let case = (wafers, pes, n, steps, (delay, capacity), devices, per_bank);
+            let (mut engine, what) = blocked_engine(&tuned, &problem, case);
+            assert!(
+                what.contains(&format!("across subgroups of {lanes} lanes")),
+                "{what}"
+            );
+            let mut global = GpuGlobal::new(ctx.clone(), &problem).unwrap();
+            assert_same_bits(&mut engine, &mut global, &stretched_checks(steps), &what);
+        }
+    }
+}
+
 /// The kernels' shapes (`WAFER_EMU_TUNING`) change speed, never bits: a GPU's tuning (sendrecv
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
 /// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
@@ -471,6 +547,7 @@ fn every_tuning_keeps_the_bits() {
             direct_rows: 3,
             point_rows: 2,
             block_rows: 5,
+            block_lanes: None,
         },
         Tuning {
             tile_bytes: 8 << 10,
@@ -487,16 +564,19 @@ fn every_tuning_keeps_the_bits() {
             direct_rows: 7,
             point_rows: 5,
             block_rows: 1,
+            block_lanes: None,
         },
         // Direct reads by single columns of one row (a block whose first row is the wafer's
         // second), shallow water's by single points along 3 rows, its link bands' sendrecv
-        // by 3 comm-line cells and compute by single columns.
+        // by 3 comm-line cells and compute by single columns; heat's time blocks across a
+        // subgroup's lanes, one row per block, where the adapter has them.
         Tuning {
             wafer_rows: 5,
             wafer_cols: 1,
             sendrecv_cells: Some(3),
             direct_rows: 1,
             point_rows: 3,
+            block_lanes: subgroup_lanes(&ctx),
             ..Tuning::gpu(most)
         },
     ];

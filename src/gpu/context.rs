@@ -61,6 +61,7 @@ pub fn parse_backend(name: &str) -> Result<wgpu::Backends> {
 pub struct AdapterSummary {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
+    pub features: wgpu::Features,
 }
 
 impl AdapterSummary {
@@ -157,6 +158,7 @@ pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
         .map(|a| AdapterSummary {
             info: a.get_info(),
             limits: a.limits(),
+            features: a.features(),
         })
         .collect()
 }
@@ -212,12 +214,13 @@ impl GpuContext {
         let summary = AdapterSummary {
             info: handle.get_info(),
             limits: handle.limits(),
+            features: handle.features(),
         };
         let tuning = Tuning::of(&summary)?;
         let desc = wgpu::DeviceDescriptor {
             label: Some("wafer-emu"),
             required_limits: summary.limits.clone(),
-            required_features: handle.features() & PROFILE_FEATURES,
+            required_features: summary.features & (PROFILE_FEATURES | wgpu::Features::SUBGROUP),
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(handle.request_device(&desc))

@@ -10,6 +10,12 @@
 //! registers (arrays of this size end up in memory on llvmpipe). The link bands are cut in
 //! points, not PEs: as wide as the block's remaps reach, rounded up to whole vec4s, and stepped
 //! one remap at a time by the direct reads (`compute_bands`).
+//!
+//! A GPU's shape of the same blocks ([`Tuning::block_lanes`]): a subgroup's lanes take one
+//! column each, so that neighbouring invocations load and store neighbouring points, and a
+//! remap's window takes the two columns left of a lane from the two lanes left of it by a
+//! subgroup shuffle (`shaders/wafer_blocked_lanes.wgsl`). Level `l` is then right in lanes
+//! `2 l` and up: a subgroup of `S` lanes advances `S - 2 K` columns.
 
 use super::tuning::Tuning;
 use super::uniforms::BLOCK_COLS;
@@ -26,6 +32,8 @@ const REACH: u32 = 2;
 pub struct RowBlock {
     pub steps: u32,
     pub band: u32,
+    /// The subgroup size where the lanes carry the blocks ([`Tuning::block_lanes`]).
+    pub lanes: Option<u32>,
 }
 
 /// Rows an invocation of the link bands' direct reads walks: the bands are 8 to 44 points
@@ -35,37 +43,58 @@ pub const BAND_ROWS: u32 = 8;
 
 impl RowBlock {
     /// Whether the fused engine blocks `spec` on `g` this way with `tuning`: heat's direct
-    /// reads by vec4s of the dense grid (one Rows3 stage of one field, blocks of 8 columns, a
-    /// wafer whose width is a multiple of 4).
+    /// reads of the dense grid (one Rows3 stage of one field, a wafer whose width is a
+    /// multiple of 4), by vec4s (blocks of 8 columns) or a subgroup's lanes.
     pub fn applies(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry) -> bool {
         super::direct_reads(tuning, spec, g)
-            && tuning.direct_cols == BLOCK_COLS
+            && (tuning.direct_cols == BLOCK_COLS || tuning.block_lanes.is_some())
             && spec.stages.len() == 1
             && spec.fields.len() == 1
             && spec.stages[0].driver == Driver::Rows3
             && (g.pes_x * g.n).is_multiple_of(4)
     }
 
-    /// The blocking of `steps` steps on `g`: link bands as wide as the block's remaps reach,
-    /// in whole vec4s ([`blocking::point_band`]); or why the wafer has no region.
-    pub fn plan(spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> Result<Self, String> {
+    /// The blocking of `steps` steps on `g`, across subgroups of `lanes` lanes if given: link
+    /// bands as wide as the block's remaps reach, in whole vec4s ([`blocking::point_band`]); or
+    /// why the wafer has no region, or the subgroup no column to advance.
+    pub fn plan(
+        spec: &KernelSpec,
+        g: &WaferGeometry,
+        steps: u32,
+        lanes: Option<u32>,
+    ) -> Result<Self, String> {
+        if let Some(lanes) = lanes.filter(|&l| l <= REACH * steps) {
+            return Err(format!(
+                "a subgroup of {lanes} lanes advances {REACH} columns fewer per step: allowed up to {} steps",
+                (lanes - 1) / REACH
+            ));
+        }
         let band = blocking::point_band(spec, g, steps)?;
-        Ok(Self { steps, band })
+        Ok(Self { steps, band, lanes })
+    }
+
+    /// Columns a block advances: 8, or a subgroup's lanes less the reach of its remaps.
+    pub fn block_cols(&self) -> u32 {
+        self.lanes.map_or(BLOCK_COLS, |l| l - REACH * self.steps)
     }
 
     /// Blocks per wafer of the region (`compute_blocked`), of its top row and its right
-    /// column, for invocations that walk `rows` rows; and of the bands (`compute_bands`).
+    /// column, for blocks that walk `rows` rows; and of the bands (`compute_bands`, blocks of
+    /// 8 columns by [`BAND_ROWS`]).
     pub fn blocks(&self, g: &WaferGeometry, rows: u32) -> (u64, u64, u64, u64) {
-        let count = |points: glam::UVec2, rows: u32| {
+        let count = |points: glam::UVec2, (cols, rows): (u32, u32)| {
             (
-                points.x.div_ceil(BLOCK_COLS) as u64,
+                points.x.div_ceil(cols) as u64,
                 points.y.div_ceil(rows) as u64,
             )
         };
         let size = g.global_size();
-        let (x, y) = count(size - self.band, rows);
-        let left = count(glam::UVec2::new(self.band, size.y), BAND_ROWS);
-        let low = count(glam::UVec2::new(size.x - self.band, self.band), BAND_ROWS);
+        let (x, y) = count(size - self.band, (self.block_cols(), rows));
+        let left = count(glam::UVec2::new(self.band, size.y), (BLOCK_COLS, BAND_ROWS));
+        let low = count(
+            glam::UVec2::new(size.x - self.band, self.band),
+            (BLOCK_COLS, BAND_ROWS),
+        );
         (x * y, x, y, left.0 * left.1 + low.0 * low.1)
     }
 
@@ -148,6 +177,36 @@ impl RowBlock {
         s += "}\n";
         s
     }
+
+    /// The generated WGSL of the levels across a subgroup's lanes: `LANES`; the private rows
+    /// `a{l}` and `b{l}`, the window rows of level `l`'s last two rows at this lane's column
+    /// (the two lanes left of it, then its own); `advance_levels` (takes this lane's value of
+    /// a new row, computes every level's row, returns the last level's value) and
+    /// `keep_levels` (every inner state at this lane's column, of the row just computed or,
+    /// unless `last`, the one before, `stride` cells apart from `at` on).
+    pub fn lanes_wgsl(&self, lanes: u32) -> String {
+        let k = self.steps;
+        let mut s = format!("const LANES: u32 = {lanes}u;\n");
+        for l in 0..k {
+            s += &format!("var<private> a{l}: vec3<f32>;\nvar<private> b{l}: vec3<f32>;\n");
+        }
+        s += "fn advance_levels(v0: f32) -> f32 {\n";
+        for l in 0..k {
+            s += &format!("    let r{l} = lane_row(v{l});\n");
+            s += &format!(
+                "    let v{} = stencil_point(params, a{l}, b{l}, r{l});\n",
+                l + 1
+            );
+            s += &format!("    a{l} = b{l};\n    b{l} = r{l};\n");
+        }
+        s += &format!("    return v{k};\n}}\n");
+        s += "fn keep_levels(at: u32, stride: u32, last: bool) {\n";
+        for j in 1..k {
+            s += &format!("    history[at + {j}u * stride] = select(a{j}.z, b{j}.z, last);\n");
+        }
+        s += "}\n";
+        s
+    }
 }
 
 #[cfg(test)]
@@ -162,13 +221,28 @@ mod tests {
         for (steps, band) in [(3, 8), (5, 12), (7, 16), (9, 20), (15, 32), (21, 44)] {
             for n in [1, 2, 7, 16] {
                 let g = WaferGeometry::new(48, 48, n, spec.comm_width).unwrap();
-                assert_eq!(RowBlock::plan(spec, &g, steps).unwrap().band, band);
+                assert_eq!(RowBlock::plan(spec, &g, steps, None).unwrap().band, band);
             }
         }
         let g = WaferGeometry::new(12, 20, 1, spec.comm_width).unwrap();
-        let err = RowBlock::plan(spec, &g, 5).unwrap_err();
+        let err = RowBlock::plan(spec, &g, 5, None).unwrap_err();
         assert!(
             err.contains("12x20-point wafer") && err.contains("12-point"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_subgroup_advances_its_lanes_less_the_reach() {
+        let spec = KernelKind::Heat5.spec();
+        let g = WaferGeometry::new(48, 48, 2, spec.comm_width).unwrap();
+        for (lanes, steps, cols) in [(32, 5, 22), (32, 15, 2), (8, 3, 2), (8, 1, 6)] {
+            let plan = RowBlock::plan(spec, &g, steps, Some(lanes)).unwrap();
+            assert_eq!(plan.block_cols(), cols);
+        }
+        let err = RowBlock::plan(spec, &g, 4, Some(8)).unwrap_err();
+        assert!(
+            err.contains("8 lanes") && err.contains("up to 3 steps"),
             "{err}"
         );
     }

@@ -12,7 +12,7 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 32] = [
+const LIBRARY: [(&str, &str); 33] = [
     ("common", include_str!("../../shaders/common.wgsl")),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
@@ -56,6 +56,10 @@ const LIBRARY: [(&str, &str); 32] = [
     (
         "wafer_blocked_vec4",
         include_str!("../../shaders/wafer_blocked_vec4.wgsl"),
+    ),
+    (
+        "wafer_blocked_lanes",
+        include_str!("../../shaders/wafer_blocked_lanes.wgsl"),
     ),
     (
         "cluster_pack",
@@ -346,17 +350,19 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: 
 }
 
 /// The fused engine's time blocks carried in registers (`src/gpu/row_blocks.rs`) of `spec`'s
-/// one Rows3 stage as `plan` lays them out, invocations walking `rows` rows of the region.
+/// one Rows3 stage as `plan` lays them out, blocks walking `rows` rows of the region: by vec4s
+/// (`shaders/wafer_blocked_vec4.wgsl`) or across a subgroup's lanes
+/// (`shaders/wafer_blocked_lanes.wgsl`).
 pub fn wafer_row_blocked(spec: &KernelSpec, plan: &RowBlock, rows: u32) -> String {
+    let (driver, levels) = match plan.lanes {
+        Some(lanes) => ("wafer_blocked_lanes", plan.lanes_wgsl(lanes)),
+        None => ("wafer_blocked_vec4", plan.levels_wgsl()),
+    };
     let kernel = format!(
-        "{}\nconst DIRECT_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = {}u;\nconst REGION_START: u32 = {}u;\nconst BAND_ROWS: u32 = {}u;\n{}",
-        spec.wgsl,
-        plan.steps,
-        plan.band,
-        super::row_blocks::BAND_ROWS,
-        plan.levels_wgsl()
+        "{}\nconst DIRECT_ROWS: u32 = {rows}u;\nconst TIME_BLOCK: u32 = {}u;\nconst REGION_START: u32 = {}u;\n{levels}",
+        spec.wgsl, plan.steps, plan.band,
     );
-    compose(library("wafer_blocked_vec4"), Some(&kernel))
+    compose(library(driver), Some(&kernel))
 }
 
 /// One stage of the global-grid reference kernel; a Rows3 stage with `vec4` rows (`nx` a
@@ -523,11 +529,16 @@ pub fn all() -> Vec<(String, String)> {
         }
         let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
         let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
-        let rows = RowBlock::plan(spec, &g, 5).ok();
+        let rows = RowBlock::plan(spec, &g, 5, None).ok();
         if let Some(rows) = rows.filter(|_| RowBlock::applies(&tunings[0].1, spec, &g)) {
             shaders.push((
                 format!("row_blocked/{}", spec.name),
                 wafer_row_blocked(spec, &rows, 64),
+            ));
+            let lanes = RowBlock::plan(spec, &g, 5, Some(32)).expect("a region");
+            shaders.push((
+                format!("{LANES_PREFIX}{}", spec.name),
+                wafer_row_blocked(spec, &lanes, 64),
             ));
         }
         if PointBlock::applies(&tunings[0].1, spec, &g, 3) {
@@ -624,16 +635,22 @@ pub fn struct_layout(source: &str, name: &str) -> Option<(u32, Vec<(String, u32)
     found
 }
 
-/// Parses and validates a WGSL source with naga; the error names the shader and the problem.
+/// The names [`all`] gives the shaders that use subgroup operations (time blocks across a
+/// subgroup's lanes, for the adapters that have them, `Tuning::block_lanes`).
+const LANES_PREFIX: &str = "lanes_blocked/";
+
+/// Parses and validates a WGSL source with naga, with subgroup operations only where [`all`]
+/// names them; the error names the shader and the problem.
 pub fn validate(name: &str, source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(&module)
-    .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    let capabilities = match name.starts_with(LANES_PREFIX) {
+        true => naga::valid::Capabilities::SUBGROUP,
+        false => naga::valid::Capabilities::empty(),
+    };
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+        .validate(&module)
+        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
     Ok(())
 }
 

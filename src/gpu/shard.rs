@@ -143,7 +143,7 @@ impl TimeBlocks {
     ) -> std::result::Result<Self, String> {
         let (spec, g) = (problem.spec(), &problem.cluster.wafer);
         if RowBlock::applies(tuning, spec, g) {
-            return RowBlock::plan(spec, g, steps).map(Self::Rows);
+            return RowBlock::plan(spec, g, steps, tuning.block_lanes).map(Self::Rows);
         }
         if PointBlock::applies(tuning, spec, g, steps) {
             return PointBlock::plan(spec, g, problem.geometry.global_size(), steps)
@@ -479,9 +479,11 @@ impl Shard {
         // comm layer, keep the owned points as one dense grid, and load vec4s where the
         // wafer's width allows; heat's time blocks in registers too.
         let dense = direct
-            && ctx.tuning.direct_cols == BLOCK_COLS
-            && (matches!(blocked, Some(TimeBlocks::Rows(_) | TimeBlocks::Points(_)))
-                || (blocked.is_none() && band == 0));
+            && match blocked {
+                Some(TimeBlocks::Rows(_) | TimeBlocks::Points(_)) => true,
+                Some(TimeBlocks::Tiles(_)) => false,
+                None => ctx.tuning.direct_cols == BLOCK_COLS && band == 0,
+            };
         let rows3 = spec.stages[0].driver == Driver::Rows3;
         let aligned = dense && (g.pes_x * g.n).is_multiple_of(4);
         let vec4 = aligned && rows3;
@@ -763,8 +765,12 @@ impl Shard {
                 b.steps, b.band, b.span.x, b.span.y
             ),
             Ok(Some(TimeBlocks::Rows(b))) => format!(
-                "; time blocks of {} steps beyond {}-point link bands, carried in registers",
-                b.steps, b.band
+                "; time blocks of {} steps beyond {}-point link bands, carried in registers{}",
+                b.steps,
+                b.band,
+                b.lanes
+                    .map(|l| format!(" across subgroups of {l} lanes"))
+                    .unwrap_or_default()
             ),
             Ok(Some(TimeBlocks::Points(b))) => format!(
                 "; time blocks of {} steps beyond {}-point link bands, carried in registers",
@@ -810,16 +816,28 @@ impl Shard {
                 let rows = ctx.tuning.direct_rows;
                 let source = shaders::wafer_row_blocked(spec, &plan, rows);
                 let (region, x, y, bands) = plan.blocks(&g, rows);
-                let entries = [
-                    ("time block", "compute_blocked", region),
-                    ("time block top", "compute_blocked_top", x),
-                    ("time block right", "compute_blocked_right", y),
-                ];
-                let build = |(label, entry, blocks)| {
+                let entries = match plan.lanes {
+                    Some(lanes) => vec![("time block", "compute_blocked", region * lanes as u64)],
+                    None => vec![
+                        ("time block", "compute_blocked", region),
+                        ("time block top", "compute_blocked_top", x),
+                        ("time block right", "compute_blocked_right", y),
+                    ],
+                };
+                let region = |(label, entry, blocks)| {
                     build(label, &source, entry, Spread::Wafer(blocks), Some(0))
                 };
-                let bands = ("time block bands", "compute_bands", bands);
-                (entries.map(build).into(), vec![build(bands)])
+                let band_rows = glam::UVec2::new(BLOCK_COLS, super::row_blocks::BAND_ROWS);
+                let band_source = shaders::wafer_direct(spec, 0, pages, band_rows, true);
+                let bands = Spread::Wafer(bands);
+                let bands = build(
+                    "time block bands",
+                    &band_source,
+                    "compute_bands",
+                    bands,
+                    Some(0),
+                );
+                (entries.into_iter().map(region).collect(), vec![bands])
             }
             TimeBlocks::Points(plan) => {
                 let rows = ctx.tuning.direct_rows;

@@ -2,7 +2,7 @@
 //! CPU adapter (lavapipe) and a GPU, in one place. `WAFER_EMU_TUNING` overrides them for an
 //! experiment without a rebuild, e.g. `WAFER_EMU_TUNING=tile_kib=8,wafer_rows=4`.
 
-use super::context::AdapterSummary;
+use super::context::{AdapterSummary, WORKGROUP};
 use super::uniforms::BLOCK_COLS;
 use crate::{invalid, Result};
 
@@ -11,10 +11,13 @@ pub const TUNING_VAR: &str = "WAFER_EMU_TUNING";
 
 /// Rows an invocation may walk, for either kernel.
 const MAX_ROWS: u32 = 64;
+/// Rows a direct-read invocation may walk: time blocks in registers walk them too, after the
+/// `2 K` rows below them that their levels need.
+const MAX_DIRECT_ROWS: u32 = 256;
 /// Rows a Point stage's run may go along (its window holds them all).
 const MAX_POINT_ROWS: u32 = 16;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, point_rows, block_rows";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, point_rows, block_rows, block_lanes";
 
 /// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
 fn one_or_block(key: &str, value: &str) -> Result<u32> {
@@ -25,6 +28,32 @@ fn one_or_block(key: &str, value: &str) -> Result<u32> {
         )),
     }
 }
+/// The subgroup size of `block_lanes=VALUE` on `adapter`: `on`, where its subgroups have one
+/// size that divides the workgroup, or `off`.
+fn block_lanes(value: &str, adapter: &AdapterSummary) -> Result<Option<u32>> {
+    let info = &adapter.info;
+    let (lo, hi) = (info.subgroup_min_size, info.subgroup_max_size);
+    let fixed = adapter.features.contains(wgpu::Features::SUBGROUP)
+        && lo == hi
+        && WORKGROUP.is_multiple_of(lo);
+    match value {
+        "off" => Ok(None),
+        "on" if fixed => Ok(Some(lo)),
+        "on" => Err(invalid!(
+            "{TUNING_VAR}: block_lanes = 'on': {} has {}; allowed off",
+            info.name,
+            match adapter.features.contains(wgpu::Features::SUBGROUP) {
+                true =>
+                    format!("subgroups of {lo} to {hi} lanes, not one size dividing {WORKGROUP}"),
+                false => "no subgroup operations".into(),
+            }
+        )),
+        _ => Err(invalid!(
+            "{TUNING_VAR}: block_lanes = '{value}': allowed on, off"
+        )),
+    }
+}
+
 /// Most cells of a comm line one sendrecv invocation may copy.
 const MAX_SENDRECV_CELLS: u32 = 1 << 16;
 
@@ -132,6 +161,14 @@ pub struct Tuning {
     /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
     /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
     pub block_rows: u32,
+    /// Lanes of the subgroups that carry heat's time blocks in registers, one column each,
+    /// the window's columns left of a lane taken from the lanes left of it by subgroup
+    /// shuffles (`shaders/wafer_blocked_lanes.wgsl`): a GPU's shape of those blocks, whose
+    /// neighbouring invocations load neighbouring points; `None` (`block_lanes=off`, the
+    /// default everywhere, not yet measured on a GPU): each invocation walks 8 columns by vec4s,
+    /// where `direct_cols` is 8. `block_lanes=on` takes the adapter's subgroup size, which must
+    /// be fixed and divide the workgroup.
+    pub block_lanes: Option<u32>,
 }
 
 impl Tuning {
@@ -170,6 +207,7 @@ impl Tuning {
             direct_rows: 64,
             point_rows: 3,
             block_rows: 16,
+            block_lanes: None,
         }
     }
 
@@ -233,9 +271,10 @@ impl Tuning {
                     }
                 }
                 "direct_cols" => self.direct_cols = one_or_block(key, value)?,
-                "direct_rows" => self.direct_rows = number(1, MAX_ROWS)?,
+                "direct_rows" => self.direct_rows = number(1, MAX_DIRECT_ROWS)?,
                 "point_rows" => self.point_rows = number(1, MAX_POINT_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
+                "block_lanes" => self.block_lanes = block_lanes(value, adapter)?,
                 "sendrecv_cells" if value == "pe" => self.sendrecv_cells = None,
                 "sendrecv_cells" => {
                     self.sendrecv_cells = Some(number(1, MAX_SENDRECV_CELLS).map_err(|_| {
@@ -285,7 +324,7 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},point_rows={},block_rows={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},point_rows={},block_rows={},block_lanes={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -300,7 +339,8 @@ impl Tuning {
             self.direct_cols,
             self.direct_rows,
             self.point_rows,
-            self.block_rows
+            self.block_rows,
+            if self.block_lanes.is_some() { "on" } else { "off" }
         )
     }
 }
@@ -313,12 +353,15 @@ mod tests {
         AdapterSummary {
             info: wgpu::AdapterInfo {
                 name: "test adapter".into(),
+                subgroup_min_size: 32,
+                subgroup_max_size: 32,
                 ..wgpu::AdapterInfo::new(device_type, wgpu::Backend::Vulkan)
             },
             limits: wgpu::Limits {
                 max_compute_workgroup_storage_size: workgroup_kib << 10,
                 ..wgpu::Limits::default()
             },
+            features: wgpu::Features::SUBGROUP,
         }
     }
 
@@ -327,12 +370,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,point_rows=1,block_rows=16"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,point_rows=1,block_rows=16,block_lanes=off"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,point_rows=3,block_rows=16"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,point_rows=3,block_rows=16,block_lanes=off"
         );
     }
 
@@ -341,18 +384,19 @@ mod tests {
         let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
         let t = Tuning::default_for(&a)
             .overridden(
-                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,point_rows=5,block_rows = 2",
+                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,point_rows=5,block_rows = 2,block_lanes=on",
                 &a,
             )
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,point_rows=5,block_rows=2"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,point_rows=5,block_rows=2,block_lanes=on"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
             t
         );
+        assert_eq!(t.block_lanes, Some(32));
     }
 
     #[test]
@@ -368,7 +412,7 @@ mod tests {
             ("fused_cols=x", "fused_cols = 'x': allowed 1 or 8"),
             ("fused=tiles", "fused = 'tiles': allowed tile, direct"),
             ("direct_cols=2", "direct_cols = '2': allowed 1 or 8"),
-            ("direct_rows=65", "direct_rows = '65': allowed 1 to 64"),
+            ("direct_rows=257", "direct_rows = '257': allowed 1 to 256"),
             ("point_rows=0", "point_rows = '0': allowed 1 to 16"),
             (
                 "sendrecv_cells=0",
@@ -378,11 +422,27 @@ mod tests {
                 "fused_invocations=2000",
                 "fused_invocations = '2000': allowed 1 to 256",
             ),
+            ("block_lanes=32", "block_lanes = '32': allowed on, off"),
             ("rows=2", "unknown key 'rows'"),
             ("tile_kib", "'tile_kib' is not key=value"),
         ] {
             let e = t.overridden(spec, &a).unwrap_err().to_string();
             assert!(e.contains(says), "{spec}: {e}");
+        }
+        let mut varying = adapter(wgpu::DeviceType::DiscreteGpu, 48);
+        varying.info.subgroup_min_size = 4;
+        varying.info.subgroup_max_size = 128;
+        let mut without = adapter(wgpu::DeviceType::DiscreteGpu, 48);
+        without.features = wgpu::Features::empty();
+        for (a, says) in [
+            (
+                varying,
+                "has subgroups of 4 to 128 lanes, not one size dividing 64; allowed off",
+            ),
+            (without, "has no subgroup operations; allowed off"),
+        ] {
+            let e = t.overridden("block_lanes=on", &a).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
         }
     }
 }
