@@ -11,7 +11,8 @@
 #                                 without Rust
 #   WAFER_EMU_PREBUILT=DIR benches/gpu.sh [GRID [OUT]]   run what `pack` put in DIR
 #   TUNINGS="wafer_rows=2 tile_kib=8,wafer_rows=4" benches/gpu.sh ...   also bench heat5
-#                                 under each WAFER_EMU_TUNING override listed (no rebuild);
+#                                 under each WAFER_EMU_TUNING override listed (no rebuild;
+#                                 default direct_grid=table3, "" for none);
 #                                 the shapes not yet measured on a GPU: fused_invocations=128
 #                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
 #                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
@@ -89,7 +90,9 @@ for k in 5 9; do
         --n 2,8,32,128 --steps 90 --reps 5 --no-cpu --time-block $k $(report "heat5-lanes-$k")
 done
 k=0
-for tuning in ${TUNINGS:-}; do
+# By default the previous GPU shape of heat's direct reads (Table 3's blocks) beside the dense
+# grid of the heat5 stage above; TUNINGS="" runs none.
+for tuning in ${TUNINGS-direct_grid=table3}; do
     k=$((k + 1))
     # shellcheck disable=SC2046
     stage 45 "heat5 on ${grid}^2, WAFER_EMU_TUNING=$tuning" env WAFER_EMU_TUNING="$tuning" \

@@ -545,6 +545,7 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: false,
             direct_cols: 1,
             direct_rows: 3,
+            direct_dense: false,
             point_rows: 2,
             block_rows: 5,
             block_lanes: None,
@@ -562,19 +563,22 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: true,
             direct_cols: 8,
             direct_rows: 7,
+            direct_dense: true,
             point_rows: 5,
             block_rows: 1,
             block_lanes: None,
         },
         // Direct reads by single columns of one row (a block whose first row is the wafer's
         // second), shallow water's by single points along 3 rows, its link bands' sendrecv
-        // by 3 comm-line cells and compute by single columns; heat's time blocks across a
-        // subgroup's lanes, one row per block, where the adapter has them.
+        // by 3 comm-line cells and compute by single columns; heat's direct reads in Table 3's
+        // blocks, its time blocks across a subgroup's lanes, one row per block, where the
+        // adapter has them.
         Tuning {
             wafer_rows: 5,
             wafer_cols: 1,
             sendrecv_cells: Some(3),
             direct_rows: 1,
+            direct_dense: false,
             point_rows: 3,
             block_lanes: subgroup_lanes(&ctx),
             ..Tuning::gpu(most)

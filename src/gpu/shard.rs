@@ -475,18 +475,19 @@ impl Shard {
         let band = blocked.map_or(direct_band, |b| b.band());
         let region_start = blocked.map_or(0, |b| b.region_start(&g));
         let tiled = matches!(blocked, Some(TimeBlocks::Tiles(_)));
-        // Direct reads by blocks of 8 columns (runs of points for Point stages), which read no
-        // comm layer, keep the owned points as one dense grid, and load vec4s where the
-        // wafer's width allows; heat's time blocks in registers too.
+        let rows3 = spec.stages[0].driver == Driver::Rows3;
+        // Direct reads without Table 3's link bands read no comm layer: they keep the owned
+        // points as one dense grid (heat's unless the tuning says otherwise), and load vec4s
+        // where the wafer's width allows and they go by blocks of 8 columns (runs of points
+        // for Point stages); time blocks in registers too.
         let dense = direct
             && match blocked {
                 Some(TimeBlocks::Rows(_) | TimeBlocks::Points(_)) => true,
                 Some(TimeBlocks::Tiles(_)) => false,
-                None => ctx.tuning.direct_cols == BLOCK_COLS && band == 0,
+                None => band == 0 && (ctx.tuning.direct_dense || !rows3),
             };
-        let rows3 = spec.stages[0].driver == Driver::Rows3;
-        let aligned = dense && (g.pes_x * g.n).is_multiple_of(4);
-        let vec4 = aligned && rows3;
+        let vec4 =
+            dense && (g.pes_x * g.n).is_multiple_of(4) && ctx.tuning.direct_cols == BLOCK_COLS;
         let layout = match dense {
             true => SramLayout::dense(&g),
             false => SramLayout::table3(&g),
@@ -645,12 +646,14 @@ impl Shard {
         let direct_stages = |rows: u32| {
             let direct_kernel = |(k, stage): (usize, &Stage)| {
                 let (entry, size) = match (stage.driver, ctx.tuning.direct_cols) {
-                    _ if vec4 => ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows)),
+                    (Driver::Rows3, _) if vec4 => {
+                        ("compute_direct_vec4", glam::UVec2::new(BLOCK_COLS, rows))
+                    }
                     (Driver::Rows3, 1) => ("compute_direct_columns", glam::UVec2::new(1, rows)),
                     (Driver::Rows3, _) => ("compute_direct", glam::UVec2::new(BLOCK_COLS, rows)),
                     (Driver::Point, _) => ("compute_direct", ctx.tuning.point_block()),
                 };
-                let source = shaders::wafer_direct(spec, k, pages, size, aligned);
+                let source = shaders::wafer_direct(spec, k, pages, size, vec4);
                 let label = format!("{} direct", stage.name);
                 build(&label, &source, entry, Spread::Points(size), Some(k))
             };
@@ -740,7 +743,7 @@ impl Shard {
         let mut engine = match (block, fused) {
             _ if dense => format!(
                 "fused, reading the neighbours' cells and the links directly, by {} of the owned points' dense grid",
-                if aligned { "vec4s" } else { "values" }
+                if vec4 { "vec4s" } else { "values" }
             ),
             _ if direct && blocked.is_none() && band == 0 => {
                 "fused, reading the neighbours' cells and the links directly".into()
@@ -846,7 +849,7 @@ impl Shard {
                 let region = build("time block", &source, "compute_blocked", spread, Some(0));
                 let run = ctx.tuning.point_block();
                 let band_kernel = |(k, stage): (usize, &Stage)| {
-                    let source = shaders::wafer_direct(spec, k, pages, run, aligned);
+                    let source = shaders::wafer_direct(spec, k, pages, run, vec4);
                     let label = format!("{} bands", stage.name);
                     let spread = Spread::Wafer(plan.band_blocks(&g, run));
                     build(&label, &source, "compute_bands", spread, Some(k))

@@ -17,7 +17,7 @@ const MAX_DIRECT_ROWS: u32 = 256;
 /// Rows a Point stage's run may go along (its window holds them all).
 const MAX_POINT_ROWS: u32 = 16;
 /// The keys of `WAFER_EMU_TUNING`, for messages.
-const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, point_rows, block_rows, block_lanes";
+const KEYS: &str = "tile_kib, wafer_rows, wafer_cols, global_rows, sendrecv_cells, copy, fused_invocations, fused_rows, fused_cols, fused, direct_cols, direct_rows, direct_grid, point_rows, block_rows, block_lanes";
 
 /// A column count that is 1 or a whole block ([`BLOCK_COLS`]).
 fn one_or_block(key: &str, value: &str) -> Result<u32> {
@@ -155,6 +155,15 @@ pub struct Tuning {
     /// slower); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5 8192^2,
     /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
     pub direct_rows: u32,
+    /// Where heat's direct reads (without time blocks) keep the owned points: one dense grid
+    /// per wafer (`true`, `direct_grid=dense`: a row runs on across the PEs, so neighbouring
+    /// columns are neighbouring cells at every `n`) or Table 3's blocks (`direct_grid=table3`:
+    /// a PE's owned row is `n` cells between its comm cells, so at n = 2 a GPU subgroup's 32
+    /// columns touch 16 PEs' blocks). Dense by default, the same bits; not yet measured on a
+    /// GPU, whose direct reads ran Table 3's blocks before (0.19 of its copy bandwidth at
+    /// n = 2, 0.62 at 128, H200). Blocks of 8 columns by vec4s, time blocks in registers and
+    /// shallow water's runs need the dense grid, shallow water's single points Table 3's.
+    pub direct_dense: bool,
     /// Rows a Point stage's run goes along, in the global kernel and the direct reads
     /// ([`Tuning::point_block`]): 3 on a CPU adapter; 1 on a GPU, not yet measured otherwise.
     pub point_rows: u32,
@@ -205,6 +214,7 @@ impl Tuning {
             fused_direct: true,
             direct_cols: BLOCK_COLS,
             direct_rows: 64,
+            direct_dense: true,
             point_rows: 3,
             block_rows: 16,
             block_lanes: None,
@@ -272,6 +282,17 @@ impl Tuning {
                 }
                 "direct_cols" => self.direct_cols = one_or_block(key, value)?,
                 "direct_rows" => self.direct_rows = number(1, MAX_DIRECT_ROWS)?,
+                "direct_grid" => {
+                    self.direct_dense = match value {
+                        "dense" => true,
+                        "table3" => false,
+                        _ => {
+                            return Err(invalid!(
+                                "{TUNING_VAR}: direct_grid = '{value}': allowed dense, table3"
+                            ))
+                        }
+                    }
+                }
                 "point_rows" => self.point_rows = number(1, MAX_POINT_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
                 "block_lanes" => self.block_lanes = block_lanes(value, adapter)?,
@@ -324,7 +345,7 @@ impl Tuning {
     /// One line for reports, in the override syntax.
     pub fn line(&self) -> String {
         format!(
-            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},point_rows={},block_rows={},block_lanes={}",
+            "tile_kib={},wafer_rows={},wafer_cols={},global_rows={},sendrecv_cells={},copy={},fused_invocations={},fused_rows={},fused_cols={},fused={},direct_cols={},direct_rows={},direct_grid={},point_rows={},block_rows={},block_lanes={}",
             self.tile_bytes >> 10,
             self.wafer_rows,
             self.wafer_cols,
@@ -338,6 +359,7 @@ impl Tuning {
             if self.fused_direct { "direct" } else { "tile" },
             self.direct_cols,
             self.direct_rows,
+            if self.direct_dense { "dense" } else { "table3" },
             self.point_rows,
             self.block_rows,
             if self.block_lanes.is_some() { "on" } else { "off" }
@@ -370,12 +392,12 @@ mod tests {
         let gpu = Tuning::default_for(&adapter(wgpu::DeviceType::DiscreteGpu, 48));
         assert_eq!(
             gpu.line(),
-            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,point_rows=1,block_rows=16,block_lanes=off"
+            "tile_kib=16,wafer_rows=1,wafer_cols=8,global_rows=8,sendrecv_cells=1,copy=interleaved,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=1,direct_rows=4,direct_grid=dense,point_rows=1,block_rows=16,block_lanes=off"
         );
         let cpu = Tuning::default_for(&adapter(wgpu::DeviceType::Cpu, 32));
         assert_eq!(
             cpu.line(),
-            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,point_rows=3,block_rows=16,block_lanes=off"
+            "tile_kib=32,wafer_rows=32,wafer_cols=8,global_rows=64,sendrecv_cells=pe,copy=runs,fused_invocations=64,fused_rows=4,fused_cols=8,fused=direct,direct_cols=8,direct_rows=64,direct_grid=dense,point_rows=3,block_rows=16,block_lanes=off"
         );
     }
 
@@ -384,13 +406,13 @@ mod tests {
         let a = adapter(wgpu::DeviceType::DiscreteGpu, 48);
         let t = Tuning::default_for(&a)
             .overridden(
-                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,point_rows=5,block_rows = 2,block_lanes=on",
+                " tile_kib=48, wafer_rows=4,wafer_cols=1,copy=runs,sendrecv_cells=pe,fused_invocations=256,fused=tile,direct_rows=2,direct_grid=table3,point_rows=5,block_rows = 2,block_lanes=on",
                 &a,
             )
             .unwrap();
         assert_eq!(
             t.line(),
-            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,point_rows=5,block_rows=2,block_lanes=on"
+            "tile_kib=48,wafer_rows=4,wafer_cols=1,global_rows=8,sendrecv_cells=pe,copy=runs,fused_invocations=256,fused_rows=4,fused_cols=8,fused=tile,direct_cols=1,direct_rows=2,direct_grid=table3,point_rows=5,block_rows=2,block_lanes=on"
         );
         assert_eq!(
             Tuning::default_for(&a).overridden(&t.line(), &a).unwrap(),
@@ -423,6 +445,10 @@ mod tests {
                 "fused_invocations = '2000': allowed 1 to 256",
             ),
             ("block_lanes=32", "block_lanes = '32': allowed on, off"),
+            (
+                "direct_grid=sparse",
+                "direct_grid = 'sparse': allowed dense, table3",
+            ),
             ("rows=2", "unknown key 'rows'"),
             ("tile_kib", "'tile_kib' is not key=value"),
         ] {
