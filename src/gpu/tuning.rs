@@ -28,6 +28,19 @@ fn one_or_block(key: &str, value: &str) -> Result<u32> {
         )),
     }
 }
+
+/// The value that `key = value` names among `choices`.
+fn choice<T: Copy, const N: usize>(key: &str, value: &str, choices: [(&str, T); N]) -> Result<T> {
+    let found = choices.iter().find(|(name, _)| *name == value);
+    found.map(|&(_, v)| v).ok_or_else(|| {
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+        invalid!(
+            "{TUNING_VAR}: {key} = '{value}': allowed {}",
+            names.join(", ")
+        )
+    })
+}
+
 /// The subgroup size of `block_lanes=VALUE` on `adapter`: `on`, where its subgroups have one
 /// size that divides the workgroup, or `off`.
 fn block_lanes(value: &str, adapter: &AdapterSummary) -> Result<Option<u32>> {
@@ -36,10 +49,10 @@ fn block_lanes(value: &str, adapter: &AdapterSummary) -> Result<Option<u32>> {
     let fixed = adapter.features.contains(wgpu::Features::SUBGROUP)
         && lo == hi
         && WORKGROUP.is_multiple_of(lo);
-    match value {
-        "off" => Ok(None),
-        "on" if fixed => Ok(Some(lo)),
-        "on" => Err(invalid!(
+    match choice("block_lanes", value, [("on", true), ("off", false)])? {
+        false => Ok(None),
+        true if fixed => Ok(Some(lo)),
+        true => Err(invalid!(
             "{TUNING_VAR}: block_lanes = 'on': {} has {}; allowed off",
             info.name,
             match adapter.features.contains(wgpu::Features::SUBGROUP) {
@@ -47,9 +60,6 @@ fn block_lanes(value: &str, adapter: &AdapterSummary) -> Result<Option<u32>> {
                     format!("subgroups of {lo} to {hi} lanes, not one size dividing {WORKGROUP}"),
                 false => "no subgroup operations".into(),
             }
-        )),
-        _ => Err(invalid!(
-            "{TUNING_VAR}: block_lanes = '{value}': allowed on, off"
         )),
     }
 }
@@ -269,29 +279,11 @@ impl Tuning {
                 "fused_invocations" => self.fused_invocations = number(1, most_invocations)?,
                 "fused_rows" => self.fused_rows = number(1, MAX_ROWS)?,
                 "fused_cols" => self.fused_cols = one_or_block(key, value)?,
-                "fused" => {
-                    self.fused_direct = match value {
-                        "tile" => false,
-                        "direct" => true,
-                        _ => {
-                            return Err(invalid!(
-                                "{TUNING_VAR}: fused = '{value}': allowed tile, direct"
-                            ))
-                        }
-                    }
-                }
+                "fused" => self.fused_direct = choice(key, value, [("tile", false), ("direct", true)])?,
                 "direct_cols" => self.direct_cols = one_or_block(key, value)?,
                 "direct_rows" => self.direct_rows = number(1, MAX_DIRECT_ROWS)?,
                 "direct_grid" => {
-                    self.direct_dense = match value {
-                        "dense" => true,
-                        "table3" => false,
-                        _ => {
-                            return Err(invalid!(
-                                "{TUNING_VAR}: direct_grid = '{value}': allowed dense, table3"
-                            ))
-                        }
-                    }
+                    self.direct_dense = choice(key, value, [("dense", true), ("table3", false)])?
                 }
                 "point_rows" => self.point_rows = number(1, MAX_POINT_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
@@ -303,15 +295,8 @@ impl Tuning {
                     })?)
                 }
                 "copy" => {
-                    self.copy = match value {
-                        "runs" => CopyOrder::Runs,
-                        "interleaved" => CopyOrder::Interleaved,
-                        _ => {
-                            return Err(invalid!(
-                                "{TUNING_VAR}: copy = '{value}': allowed runs, interleaved"
-                            ))
-                        }
-                    }
+                    let orders = [("runs", CopyOrder::Runs), ("interleaved", CopyOrder::Interleaved)];
+                    self.copy = choice(key, value, orders)?
                 }
                 other => {
                     return Err(invalid!(
