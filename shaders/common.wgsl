@@ -27,7 +27,7 @@ struct Wafer {
     pe_col: u32,     // cells from a PE's block to the next along x: block, or n
     pe_row: u32,     // and along y: pes_x * block, or n * width
     partial: vec4<u32>, // translation after k < stages stages of a step
-    region: u32,     // first point of the time blocks' region along x and y (Point stages')
+    region: u32,     // first point of the time blocks' region along x and y (in registers)
     pad0: u32,
     pad1: u32,
     pad2: u32,

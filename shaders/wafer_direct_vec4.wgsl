@@ -88,7 +88,8 @@ fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
     // (selected, not branched: a branch here crashed lavapipe's compiler).
     let link = slot_base(below(wafer_ids[b.local]), cluster.up_cells, 0u);
     let lower_row = load_window(base + row_at(max(b.at.y, 2u) - 2u).cell / 4u, q);
-    var lower = pick(lower_row, link_window(link + b.at.y * cluster.width, b.at.x), b.at.y < 2u);
+    let link_row = link + min(b.at.y, 1u) * cluster.width;
+    var lower = pick(lower_row, link_window(link_row, b.at.x), b.at.y < 2u);
     let mid_row = load_window(base + row_at(max(b.at.y, 1u) - 1u).cell / 4u, q);
     var mid = pick(mid_row, link_window(link + cluster.width, b.at.x), b.at.y == 0u);
     var r = row_at(b.at.y);

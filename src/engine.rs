@@ -206,7 +206,8 @@ impl Hardware {
     }
 
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
-    /// `n`; on a GPU, with the fused engine's tiles, single-stage kernels up to n = 8 (heat5
+    /// `n`; on a GPU single-stage kernels up to n = 8, with the fused engine's tiles (or what
+    /// the tuning puts first, [`TimeBlocks::plan`]; heat5
     /// 8192^2 on an H200, 16 KiB tiles: 8.9 / 2.5x the explicit wafer at n = 2 / 8, and
     /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); on a CPU
     /// adapter at every `n` where its tuning blocks in registers over the dense grid

@@ -12,7 +12,7 @@ use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
 use wafer_emu::cpu::{CpuCluster, CpuGlobal};
 use wafer_emu::error::Error;
 use wafer_emu::gpu::constants::Pages;
-use wafer_emu::gpu::{CopyOrder, GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
+use wafer_emu::gpu::{CopyOrder, DirectGrid, GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::{Problem, Simulator};
 
@@ -310,8 +310,6 @@ fn the_fused_engine_equals_the_explicit_engine_and_the_global_kernel() {
     }
 }
 
-/// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,
-/// stretched for longer blocks so that one lies wholly between two checks.
 /// A case of the time-block tests: wafers, PEs, n, steps per block, link delay and capacity,
 /// devices, wafers per buffer.
 type BlockCase = (
@@ -350,6 +348,8 @@ fn blocked_engine(
     (engine, what)
 }
 
+/// The steps at which the time-block tests compare bits: inside blocks of 3 to 7 steps,
+/// stretched for longer blocks so that one lies wholly between two checks.
 fn stretched_checks(steps: u32) -> [u64; 5] {
     [0, 4, 11, 20, 35].map(|t| t * steps.max(7) as u64 / 7)
 }
@@ -470,11 +470,11 @@ fn subgroup_lanes(ctx: &GpuContext) -> Option<u32> {
 }
 
 /// Heat's time blocks across a subgroup's lanes (`block_lanes`, a GPU's shape of the blocks
-/// in registers) equal the global kernel bit for bit: every block length the subgroup allows
-/// (3 on lavapipe's 8 lanes; up to 15 on 32), n = 1 to 32, the region's last block cut
-/// (blocks of 2 columns on 8 lanes at 3 steps, 22 on 32 at 5), bands inside the first PE
-/// and of several PEs, 360 rows (several blocks of 64), wafers on two devices and one per
-/// buffer, link delays 0 to 2.
+/// in registers) equal the global kernel bit for bit: blocks of 3, 5, 7 and 15 steps where
+/// the subgroup allows them (3 on lavapipe's 8 lanes, all on 32), n = 1 to 32, the region's
+/// last block cut (blocks of 2 columns on 8 lanes at 3 steps, 22 on 32 at 5), bands inside
+/// the first PE and of several PEs, 360 rows (several blocks of the adapter's
+/// `direct_rows`), wafers on two devices and one per buffer, link delays 0 to 2.
 #[test]
 fn time_blocks_across_subgroup_lanes_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
@@ -521,8 +521,10 @@ fn time_blocks_across_subgroup_lanes_equal_the_global_kernel() {
 /// by single cells), smaller tiles that cut the wafers into several blocks, odd row counts per
 /// invocation, wafer, fused and time-block compute by single columns, sendrecv by 3 cells of a
 /// comm line or by PE, fused workgroups of 96 and 256 invocations, the fused engine's tiles
-/// and direct reads (by blocks of 8 columns or single ones of 1 to 7 rows; shallow water's
-/// link bands' sendrecv by PE and by 3 cells), n from 1 (below w) to
+/// and direct reads (by blocks of 8 columns of 1 and 7 rows or single ones of 1 to 4 rows, of
+/// the dense grid and of Table 3's blocks; shallow water's link bands' sendrecv by PE and by 3
+/// cells), heat's time blocks across a subgroup's lanes where the adapter has them, n from 1
+/// (below w) to
 /// 3 and 8, on the explicit and fused engines and time blocks, each against the global kernel
 /// of the adapter's own tuning.
 #[test]
@@ -545,7 +547,7 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: false,
             direct_cols: 1,
             direct_rows: 3,
-            direct_dense: false,
+            direct_grid: DirectGrid::Table3,
             point_rows: 2,
             block_rows: 5,
             block_lanes: None,
@@ -563,7 +565,7 @@ fn every_tuning_keeps_the_bits() {
             fused_direct: true,
             direct_cols: 8,
             direct_rows: 7,
-            direct_dense: true,
+            direct_grid: DirectGrid::Dense,
             point_rows: 5,
             block_rows: 1,
             block_lanes: None,
@@ -578,10 +580,16 @@ fn every_tuning_keeps_the_bits() {
             wafer_cols: 1,
             sendrecv_cells: Some(3),
             direct_rows: 1,
-            direct_dense: false,
+            direct_grid: DirectGrid::Table3,
             point_rows: 3,
             block_lanes: subgroup_lanes(&ctx),
             ..Tuning::gpu(most)
+        },
+        // Heat's vec4 direct reads by one row (a block whose first row is the wafer's
+        // second reads the link's second row and the wafer's first below it).
+        Tuning {
+            direct_rows: 1,
+            ..Tuning::cpu_adapter(most)
         },
     ];
     let shapes = [

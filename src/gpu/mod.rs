@@ -25,4 +25,4 @@ pub use global::GpuGlobal;
 pub use profile::{KernelTime, Profile, PROFILE_FEATURES};
 pub use row_blocks::RowBlock;
 pub use shard::{direct_reads, fused_block, tile_cap, TimeBlock, TimeBlocks};
-pub use tuning::{CopyOrder, Tuning, TUNING_VAR};
+pub use tuning::{CopyOrder, DirectGrid, Tuning, TUNING_VAR};

@@ -215,9 +215,10 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 }
 
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
-/// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4`, for the
-/// dense grid of `src/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads
-/// its state by vec4s, `QUADS`). An invocation takes a `block` of points: a Rows3 stage's
+/// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4` and the
+/// bands of heat's time blocks in registers, `compute_bands`, for the dense grid of
+/// `src/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads its state by
+/// vec4s, `QUADS`). An invocation takes a `block` of points: a Rows3 stage's
 /// walk its rows, a Point stage's go by runs along its rows (`POINT_RUN`, `POINT_ROWS`).
 pub fn wafer_direct(
     spec: &KernelSpec,

@@ -9,7 +9,7 @@ use super::layout::SramLayout;
 use super::point_blocks::PointBlock;
 use super::row_blocks::RowBlock;
 use super::shaders;
-use super::tuning::Tuning;
+use super::tuning::{DirectGrid, Tuning};
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
 use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
@@ -123,8 +123,8 @@ impl TimeBlock {
 }
 
 /// How the fused engine blocks in time: tiles in workgroup memory over Table 3's layout, or
-/// rows carried in registers over the dense grid of the direct reads (heat's vec4 reads, or
-/// Point stages').
+/// rows carried in registers over the dense grid of the direct reads (heat's by vec4s or
+/// across a subgroup's lanes, or Point stages').
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeBlocks {
     Tiles(TimeBlock),
@@ -484,7 +484,7 @@ impl Shard {
             && match blocked {
                 Some(TimeBlocks::Rows(_) | TimeBlocks::Points(_)) => true,
                 Some(TimeBlocks::Tiles(_)) => false,
-                None => band == 0 && (ctx.tuning.direct_dense || !rows3),
+                None => band == 0 && (ctx.tuning.direct_grid == DirectGrid::Dense || !rows3),
             };
         let vec4 =
             dense && (g.pes_x * g.n).is_multiple_of(4) && ctx.tuning.direct_cols == BLOCK_COLS;
@@ -818,29 +818,29 @@ impl Shard {
             TimeBlocks::Rows(plan) => {
                 let rows = ctx.tuning.direct_rows;
                 let source = shaders::wafer_row_blocked(spec, &plan, rows);
-                let (region, x, y, bands) = plan.blocks(&g, rows);
+                let (blocks, top, right, band_blocks) = plan.blocks(&g, rows);
                 let entries = match plan.lanes {
-                    Some(lanes) => vec![("time block", "compute_blocked", region * lanes as u64)],
+                    Some(lanes) => vec![("time block", "compute_blocked", blocks * lanes as u64)],
                     None => vec![
-                        ("time block", "compute_blocked", region),
-                        ("time block top", "compute_blocked_top", x),
-                        ("time block right", "compute_blocked_right", y),
+                        ("time block", "compute_blocked", blocks),
+                        ("time block top", "compute_blocked_top", top),
+                        ("time block right", "compute_blocked_right", right),
                     ],
                 };
-                let region = |(label, entry, blocks)| {
-                    build(label, &source, entry, Spread::Wafer(blocks), Some(0))
+                let block_kernel = |(label, entry, invocations)| {
+                    build(label, &source, entry, Spread::Wafer(invocations), Some(0))
                 };
                 let band_rows = glam::UVec2::new(BLOCK_COLS, super::row_blocks::BAND_ROWS);
                 let band_source = shaders::wafer_direct(spec, 0, pages, band_rows, true);
-                let bands = Spread::Wafer(bands);
-                let bands = build(
+                let band_kernel = build(
                     "time block bands",
                     &band_source,
                     "compute_bands",
-                    bands,
+                    Spread::Wafer(band_blocks),
                     Some(0),
                 );
-                (entries.into_iter().map(region).collect(), vec![bands])
+                let region = entries.into_iter().map(block_kernel).collect();
+                (region, vec![band_kernel])
             }
             TimeBlocks::Points(plan) => {
                 let rows = ctx.tuning.direct_rows;

@@ -93,6 +93,24 @@ impl CopyOrder {
     }
 }
 
+/// Where heat's direct reads keep the owned points ([`Tuning::direct_grid`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectGrid {
+    /// One dense grid per wafer (`src/gpu/layout.rs`).
+    Dense,
+    /// Table 3's blocks, comm cells and all.
+    Table3,
+}
+
+impl DirectGrid {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Dense => "dense",
+            Self::Table3 => "table3",
+        }
+    }
+}
+
 /// The shapes of the kernels on one adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
@@ -150,9 +168,9 @@ pub struct Tuning {
     /// 1.28 / 1.07x at n = 8 / 32 / 128.
     pub fused_direct: bool,
     /// Columns each direct-read invocation of a Rows3 stage computes: 8 (a rolling window of
-    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe: the device then
-    /// keeps heat's owned points as one dense grid, read by vec4s where the wafer's width is
-    /// a multiple of 4, 1.6 to 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
+    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe: they read the
+    /// dense grid (`direct_grid`) by vec4s where the wafer's width is a multiple of 4, 1.6 to
+    /// 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
     /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
     /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
     /// stage's direct-read invocations then take runs of 16 points, or single points, along
@@ -163,17 +181,21 @@ pub struct Tuning {
     /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
     /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
     /// slower); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5 8192^2,
-    /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x).
+    /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x). Heat's time
+    /// blocks in registers walk as many rows per block, after the `2 K` rows below them: the
+    /// blocks across lanes want 64 or more (with a GPU's 4 they would load 14 rows for 4 at
+    /// K = 5).
     pub direct_rows: u32,
-    /// Where heat's direct reads (without time blocks) keep the owned points: one dense grid
-    /// per wafer (`true`, `direct_grid=dense`: a row runs on across the PEs, so neighbouring
-    /// columns are neighbouring cells at every `n`) or Table 3's blocks (`direct_grid=table3`:
-    /// a PE's owned row is `n` cells between its comm cells, so at n = 2 a GPU subgroup's 32
-    /// columns touch 16 PEs' blocks). Dense by default, the same bits; not yet measured on a
-    /// GPU, whose direct reads ran Table 3's blocks before (0.19 of its copy bandwidth at
-    /// n = 2, 0.62 at 128, H200). Blocks of 8 columns by vec4s, time blocks in registers and
-    /// shallow water's runs need the dense grid, shallow water's single points Table 3's.
-    pub direct_dense: bool,
+    /// Where heat's direct reads without time blocks keep the owned points: one dense grid per
+    /// wafer (`direct_grid=dense`: a row runs on across the PEs, so neighbouring columns are
+    /// neighbouring cells at every `n`; vec4 reads by blocks of 8 columns need it) or Table
+    /// 3's blocks (`direct_grid=table3`: a PE's owned row is `n` cells between its comm cells,
+    /// so at n = 2 a GPU subgroup's 32 columns touch 16 PEs' blocks). Dense by default, the
+    /// same bits; not yet measured on a GPU, whose direct reads ran Table 3's blocks before
+    /// (0.19 of its copy bandwidth at n = 2, 0.62 at 128, H200). Time blocks in registers and
+    /// shallow water's runs keep the dense grid whatever this says, shallow water's single
+    /// points Table 3's.
+    pub direct_grid: DirectGrid,
     /// Rows a Point stage's run goes along, in the global kernel and the direct reads
     /// ([`Tuning::point_block`]): 3 on a CPU adapter; 1 on a GPU, not yet measured otherwise.
     pub point_rows: u32,
@@ -183,10 +205,11 @@ pub struct Tuning {
     /// Lanes of the subgroups that carry heat's time blocks in registers, one column each,
     /// the window's columns left of a lane taken from the lanes left of it by subgroup
     /// shuffles (`shaders/wafer_blocked_lanes.wgsl`): a GPU's shape of those blocks, whose
-    /// neighbouring invocations load neighbouring points; `None` (`block_lanes=off`, the
-    /// default everywhere, not yet measured on a GPU): each invocation walks 8 columns by vec4s,
-    /// where `direct_cols` is 8. `block_lanes=on` takes the adapter's subgroup size, which must
-    /// be fixed and divide the workgroup.
+    /// neighbouring invocations load neighbouring points, by `direct_rows` rows; `None`
+    /// (`block_lanes=off`, the default everywhere, not yet measured on a GPU): each invocation
+    /// walks 8 columns by vec4s, where `direct_cols` is 8. `block_lanes=on` takes the
+    /// adapter's subgroup size, which must be fixed and divide the workgroup, whose
+    /// subgroups are then full (as on NVIDIA, 32, and lavapipe, 8).
     pub block_lanes: Option<u32>,
 }
 
@@ -224,7 +247,7 @@ impl Tuning {
             fused_direct: true,
             direct_cols: BLOCK_COLS,
             direct_rows: 64,
-            direct_dense: true,
+            direct_grid: DirectGrid::Dense,
             point_rows: 3,
             block_rows: 16,
             block_lanes: None,
@@ -283,7 +306,8 @@ impl Tuning {
                 "direct_cols" => self.direct_cols = one_or_block(key, value)?,
                 "direct_rows" => self.direct_rows = number(1, MAX_DIRECT_ROWS)?,
                 "direct_grid" => {
-                    self.direct_dense = choice(key, value, [("dense", true), ("table3", false)])?
+                    let grids = [("dense", DirectGrid::Dense), ("table3", DirectGrid::Table3)];
+                    self.direct_grid = choice(key, value, grids)?
                 }
                 "point_rows" => self.point_rows = number(1, MAX_POINT_ROWS)?,
                 "block_rows" => self.block_rows = number(1, MAX_ROWS)?,
@@ -344,7 +368,7 @@ impl Tuning {
             if self.fused_direct { "direct" } else { "tile" },
             self.direct_cols,
             self.direct_rows,
-            if self.direct_dense { "dense" } else { "table3" },
+            self.direct_grid.name(),
             self.point_rows,
             self.block_rows,
             if self.block_lanes.is_some() { "on" } else { "off" }
