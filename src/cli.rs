@@ -593,8 +593,10 @@ pub struct RunArgs {
     /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
     /// for every other kernel and n; on a CPU adapter such as lavapipe time blocks of 5 in
     /// registers for single-stage kernels wherever the wafer's width in points is a multiple
-    /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at every n;
-    /// time blocks whenever --time-block is given; the explicit wafer otherwise; a
+    /// of 4, the direct reads for them elsewhere at n <= 32 and for shallow water at every n,
+    /// with its time blocks of 3 in registers for a run of 1e8 point updates or more per CPU
+    /// thread (their compile takes seconds); time blocks whenever
+    /// --time-block is given; the explicit wafer otherwise; a
     /// WAFER_EMU_TUNING without direct reads or register blocks narrows this)
     #[arg(
         long = "engine",

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use crate::cpu::{CpuCluster, CpuGlobal};
+use crate::gpu::point_blocks;
 use crate::gpu::{
-    parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, RowBlock,
-    TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
+    parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, PointBlock,
+    RowBlock, TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
 };
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
@@ -145,18 +146,28 @@ impl EngineKind {
     /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
     /// for; the fused engine without them where [`Hardware::fuses`] says; the explicit wafer
     /// otherwise. Other kinds stand for themselves.
+    /// Where the `run` reads its state before its end, the time blocks `auto` picks are the
+    /// allowed ones that run the most steps in blocks between two reads (a block runs only
+    /// inside one `advance`), none where none fits.
     pub fn resolve(
         self,
         problem: &Problem,
         placement: &Placement,
         hardware: Hardware,
+        run: RunLength,
     ) -> (Self, Placement) {
         match self {
             Self::Auto if placement.time_block > 1 => (Self::Fused, placement.clone()),
-            Self::Auto if hardware.blocks(problem) => (
+            Self::Auto if hardware.blocks(problem, run) => (
                 Self::Fused,
                 Placement {
-                    time_block: auto_time_block(hardware, problem),
+                    time_block: match run.interval < run.steps {
+                        true => crate::blocking::fitting(
+                            auto_time_block(hardware, problem),
+                            run.interval,
+                        ),
+                        false => auto_time_block(hardware, problem),
+                    },
                     ..placement.clone()
                 },
             ),
@@ -165,24 +176,41 @@ impl EngineKind {
             kind => (kind, placement.clone()),
         }
     }
+}
 
-    /// As [`Self::resolve`], for a run that reads its state every `interval` steps: the time
-    /// blocks `auto` picks are the allowed ones that run the most steps in blocks between two
-    /// reads (a block runs only inside one `advance`), none where none fits.
-    pub fn resolve_within(
-        self,
-        problem: &Problem,
-        placement: &Placement,
-        hardware: Hardware,
-        interval: u64,
-    ) -> (Self, Placement) {
-        let (kind, mut resolved) = self.resolve(problem, placement, hardware);
-        if self == Self::Auto && placement.time_block <= 1 {
-            resolved.time_block = crate::blocking::fitting(resolved.time_block, interval);
+/// How far a run goes: its steps, and the most it advances between two reads of its state
+/// (samples, snapshots, checkpoints), which time blocks must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunLength {
+    pub steps: u64,
+    pub interval: u64,
+}
+
+impl RunLength {
+    /// A run that reads its state only at the end.
+    pub fn whole(steps: u64) -> Self {
+        Self {
+            steps,
+            interval: steps,
         }
-        (kind, resolved)
+    }
+
+    /// Point updates the run makes in time blocks of `k` steps of `problem` (none where a
+    /// block does not fit between two reads).
+    fn blocked_updates(self, problem: &Problem, k: u32) -> u64 {
+        match self.interval >= u64::from(k) {
+            true => self.steps * problem.geometry.points(),
+            false => 0,
+        }
     }
 }
+
+/// Point updates in blocks per thread of the CPU adapter above which `auto` takes shallow
+/// water's time blocks in registers there. Their pipeline took lavapipe about 6.4 s to
+/// compile (one thread) and they saved 63 ns per point update on two threads (1024^2, n = 8,
+/// 150 steps: 12.7 s in all against 16.2 s without), so they pay from about 1e8 updates on
+/// two threads; twice that, per thread, as the compile does not share out.
+const POINT_BLOCK_UPDATES_PER_THREAD: u64 = 100_000_000;
 
 /// What `auto` tells apart when it picks an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,14 +241,22 @@ impl Hardware {
     /// adapter at every `n` where its tuning blocks in registers over the dense grid
     /// ([`RowBlock::applies`]: heat where the wafer's width in points is a multiple of 4;
     /// heat5 2048^2 on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n =
-    /// 2 to 128), never in tiles (about 0.4x the global kernel there); not shallow water's
-    /// blocks in registers, which ran 3.1 to 3.6x its direct reads (1024^2, n = 2 to 128)
-    /// but take lavapipe about 6 s to compile, more than a short run's steps.
-    pub fn blocks(self, problem: &Problem) -> bool {
+    /// 2 to 128), never in tiles (about 0.4x the global kernel there), and shallow water's
+    /// blocks in registers ([`PointBlock::applies`]), which ran 3.1 to 3.6x its direct reads
+    /// (1024^2, n = 2 to 128) but take lavapipe about 6 s to compile, for a `run` long enough
+    /// to pay for that ([`POINT_BLOCK_UPDATES_PER_THREAD`]).
+    pub fn blocks(self, problem: &Problem, run: RunLength) -> bool {
         let (spec, g) = (problem.spec(), &problem.cluster.wafer);
         match self {
             Self::Cpu => true,
-            Self::SoftwareAdapter(tuning) => RowBlock::applies(&tuning, spec, g),
+            Self::SoftwareAdapter(tuning) => {
+                let longest = point_blocks::LONGEST;
+                let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+                let pays = run.blocked_updates(problem, longest)
+                    >= POINT_BLOCK_UPDATES_PER_THREAD * threads as u64;
+                RowBlock::applies(&tuning, spec, g)
+                    || (pays && PointBlock::applies(&tuning, spec, g, longest))
+            }
             Self::Gpu(_) => spec.stages.len() == 1 && g.n <= 8,
         }
     }
@@ -251,7 +287,8 @@ impl Hardware {
 
 /// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
 /// 9 of the tiles on lavapipe); on a CPU adapter 5 (in registers, heat5 2048^2 at n = 8: 7
-/// ran level with 5, 9 and 15 slower, one run each); on the CPU backend 15 for one stage
+/// ran level with 5, 9 and 15 slower, one run each), 3 for shallow water (the longest it
+/// carries in registers); on the CPU backend 15 for one stage
 /// (heat5 and heat9 at n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12
 /// alternating pairs, 21 no faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 %
 /// faster than 5); shorter where that block does not fit the wafer (no point clear of its link
@@ -260,7 +297,8 @@ impl Hardware {
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
     let longest = match (hardware, spec.stages.len()) {
-        (Hardware::SoftwareAdapter(_) | Hardware::Gpu(_), _) => 5,
+        (Hardware::SoftwareAdapter(_), 1) | (Hardware::Gpu(_), _) => 5,
+        (Hardware::SoftwareAdapter(_), _) => point_blocks::LONGEST,
         (Hardware::Cpu, 1) => 15,
         (Hardware::Cpu, _) => 9,
     };
@@ -284,9 +322,9 @@ pub fn simulator(
     kind: EngineKind,
     ctx: Option<&Arc<GpuContext>>,
     problem: &Problem,
-    placement: &Placement,
+    (placement, run): (&Placement, RunLength),
 ) -> Result<Box<dyn Simulator>> {
-    let (kind, placement) = kind.resolve(problem, placement, Hardware::of(ctx));
+    let (kind, placement) = kind.resolve(problem, placement, Hardware::of(ctx), run);
     let placement = &placement;
     Ok(match (kind, ctx) {
         (EngineKind::Wafer, Some(ctx)) => {

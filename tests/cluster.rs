@@ -709,10 +709,13 @@ fn cpu_time_blocks_equal_the_global_kernel() {
 /// blocks for the rest, a CPU adapter for heat at n <= 32 and shallow water at every n; the
 /// explicit wafer otherwise. It follows the adapter's tuning (`WAFER_EMU_TUNING`): no direct
 /// reads, no fused engine unless blocked; on a CPU adapter no register blocks, no time blocks.
+/// And the run's length: shallow water's blocks in registers on a CPU adapter for long runs,
+/// the blocks fitted to the interval between reads where there are reads before the end.
 #[test]
 fn auto_blocks_what_each_backend_can_block() {
     use wafer_emu::engine::EngineKind::{self, Fused, Wafer};
     use wafer_emu::engine::Hardware::{self, Cpu};
+    use wafer_emu::engine::RunLength;
     let lavapipe = Tuning::cpu_adapter(32 << 10);
     let gpu = Tuning::gpu(48 << 10);
     let tiles = |t: Tuning| Tuning {
@@ -802,13 +805,34 @@ fn auto_blocks_what_each_backend_can_block() {
             1,
         ),
     ] {
-        let (kind, placement) = EngineKind::Auto.resolve(&problem, &Placement::default(), hardware);
+        // 45 steps: whole blocks of 3, 5, 9 and 15, too few to compile shallow water's.
+        let run = RunLength::whole(45);
+        let (kind, placement) =
+            EngineKind::Auto.resolve(&problem, &Placement::default(), hardware, run);
         let what = format!(
             "{} at n = {}, {hardware:?}",
             problem.spec().name,
             problem.cluster.wafer.n
         );
         assert_eq!((kind, placement.time_block), (engine, steps), "{what}");
+    }
+    // A run's length and reads: shallow water's blocks of 3 in registers on a CPU adapter only
+    // for a run whose updates pay for their compile (1e8 per thread), and only where a block
+    // fits between two reads; heat's blocks those that run the most steps between reads.
+    let (short, long) = (1000, 1_000_000_000);
+    for (problem, steps, interval, block) in [
+        (swe_at(8), short, short, 1),
+        (swe_at(8), long, long, 3),
+        (swe_at(8), long, 7, 3),
+        (swe_at(8), long, 2, 1),
+        (heat(8), short, 4, 3),
+        (heat(8), short, 1, 1),
+    ] {
+        let run = RunLength { steps, interval };
+        let (kind, placement) =
+            EngineKind::Auto.resolve(&problem, &Placement::default(), cpu_adapter, run);
+        let what = format!("{} over {run:?}", problem.spec().name);
+        assert_eq!((kind, placement.time_block), (Fused, block), "{what}");
     }
 }
 

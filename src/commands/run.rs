@@ -150,12 +150,11 @@ pub fn run(
     if ctx.is_none() && config.engine.placement.devices > 1 {
         on_warning("warning: the CPU backend runs every wafer on one device: --devices is ignored");
     }
-    let mut sim = engine::simulator(
-        config.engine_kind,
-        ctx.as_ref(),
-        problem,
-        &config.engine.placement,
-    )?;
+    // Its snapshots and checkpoints read the state too, but their intervals are left to the
+    // engine: a block that does not fit between two of them runs as single steps.
+    let run = engine::RunLength::whole(config.steps - offset);
+    let engine = (&config.engine.placement, run);
+    let mut sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, engine)?;
     // The check's engine is opened now, so that one that does not fit is refused before any
     // work or file; both are held at the end anyway, to compare their states.
     let reference = match config.check {
@@ -163,7 +162,7 @@ pub fn run(
             config.engine_kind.other(),
             ctx.as_ref(),
             problem,
-            &config.engine.placement,
+            engine,
         )?),
         false => None,
     };

@@ -240,13 +240,16 @@ pub fn tsunami(
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
-    let (kind, placement) = config.engine_kind.resolve_within(
+    let run = engine::RunLength {
+        steps: steps - offset,
+        interval: sample_every,
+    };
+    let mut sim = engine::simulator(
+        config.engine_kind,
+        ctx.as_ref(),
         problem,
-        &config.engine.placement,
-        engine::Hardware::of(ctx.as_ref()),
-        sample_every,
-    );
-    let mut sim = engine::simulator(kind, ctx.as_ref(), problem, &placement)?;
+        (&config.engine.placement, run),
+    )?;
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
     let _claim = output::claim_dir(&config.out)?;

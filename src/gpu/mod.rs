@@ -7,7 +7,7 @@ mod context;
 mod copy;
 mod global;
 mod layout;
-mod point_blocks;
+pub(crate) mod point_blocks;
 mod profile;
 mod row_blocks;
 pub mod shaders;
@@ -22,6 +22,7 @@ pub use context::{
 };
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
+pub use point_blocks::PointBlock;
 pub use profile::{KernelTime, Profile, PROFILE_FEATURES};
 pub use row_blocks::RowBlock;
 pub use shard::{direct_reads, fused_block, tile_cap, TimeBlock, TimeBlocks};
