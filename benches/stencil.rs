@@ -29,7 +29,7 @@ fn stencils(c: &mut Criterion) {
             wafers: (2, 2),
             devices: 2,
             // Shallow water's time blocks go in registers (on a CPU adapter) up to 3 steps.
-            time_block: if kernel == KernelKind::Swe { 3 } else { 5 },
+            time_block: Some(if kernel == KernelKind::Swe { 3 } else { 5 }),
             profile: false,
         };
         let (lineup, engine) =

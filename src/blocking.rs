@@ -31,6 +31,15 @@ pub fn check_steps(steps: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// The least common multiple of `a` and `b`.
+pub fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
 /// The allowed block of at most `longest` steps that runs the most steps in blocks when a run
 /// advances `interval` steps at a time (a block runs only inside one `advance`), the longer on
 /// a tie; 1 where none fits.

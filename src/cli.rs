@@ -764,9 +764,9 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
-    /// Steps per time block of extra rows (1, 3, 5, 7, 9, 15 or 21; 1: none): the GPU's fused engine and the CPU backend, every kernel
-    #[arg(long, default_value_t = 5)]
-    pub time_block: u32,
+    /// Steps per time block of extra rows: the GPU's fused engine and the CPU backend, every kernel; auto: each engine's own, as `run --engine auto` takes them (on a GPU 5, on a CPU adapter 5 for heat and 3 for shallow water, in registers; on the CPU backend 15 for heat and 9 for shallow water; shorter where the wafer is too small); or 1, 3, 5, 7, 9, 15 or 21 for every engine (1: none)
+    #[arg(long, default_value = "auto", value_parser = parse_time_block)]
+    pub time_block: BenchTimeBlock,
     /// After the timed runs, run each GPU variant once more with a GPU timestamp before and after every dispatch, and print the GPU time per step of each kernel
     #[arg(long)]
     pub profile: bool,
@@ -774,6 +774,20 @@ pub struct BenchArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub json: JsonArgs,
+}
+
+/// A bench's `--time-block`: `auto` (`None`: each engine's own) or steps for every engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchTimeBlock(pub Option<u32>);
+
+/// `auto` or a number of steps, checked with the rest of the configuration.
+fn parse_time_block(s: &str) -> std::result::Result<BenchTimeBlock, String> {
+    match s {
+        "auto" => Ok(BenchTimeBlock(None)),
+        k => k.parse().map(|k| BenchTimeBlock(Some(k))).map_err(|_| {
+            format!("'{s}' is not a time block: use auto or a number of steps such as 5")
+        }),
+    }
 }
 
 fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
@@ -860,7 +874,7 @@ impl BenchArgs {
             cpu: !self.no_cpu,
             wafers: self.wafers,
             devices: self.devices,
-            time_block: self.time_block,
+            time_block: self.time_block.0,
             profile: self.profile,
         };
         config.validate()?;

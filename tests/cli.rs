@@ -696,6 +696,8 @@ fn bench_reports_every_variant_with_ratios() {
         "CPU copy (memory ceiling)",
         "CPU emulated wafer 12x12 PEs, n = 4",
         "CPU emulated wafer 3x3 PEs, n = 16",
+        // The CPU backend's own time blocks (`--time-block auto`, the default).
+        "CPU emulated wafer 12x12 PEs, n = 4, time blocks of 15",
         "/ceiling",
     ] {
         assert!(

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::cluster::ClusterGeometry;
 use crate::cpu::CpuCluster;
-use crate::engine::EngineRequest;
+use crate::engine::{auto_time_block, EngineRequest, Hardware};
 use crate::gpu::{
     direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
     Profile, TimeBlocks,
@@ -44,8 +44,9 @@ pub struct BenchConfig {
     /// Devices for an extra multi-device cluster row (1: none).
     pub devices: u32,
     /// Steps per time block of the extra time-block rows (GPU fused engine, CPU backend; 1:
-    /// none); the timed steps are rounded up to whole blocks.
-    pub time_block: u32,
+    /// none), or `None`: each engine's own, as `auto` takes them ([`auto_time_block`]); the
+    /// timed steps are rounded up to whole blocks of every row.
+    pub time_block: Option<u32>,
     /// After the timed repetitions, one more run of each GPU variant with every dispatch
     /// timed on the GPU ([`Profile`]).
     pub profile: bool,
@@ -75,26 +76,35 @@ impl BenchConfig {
         }
         Placement {
             devices: self.devices,
-            time_block: self.time_block,
+            time_block: self.time_block.unwrap_or(1),
             ..Placement::default()
         }
         .validate(&self.cluster(n)?)
     }
 
-    /// The config with `steps` rounded up to whole time blocks (they start at multiples of
-    /// `time_block` steps), so that every repetition runs only whole blocks.
-    fn whole_blocks(&self, on_warning: &mut dyn FnMut(&str)) -> Self {
-        let steps = self.steps.next_multiple_of(self.time_block.max(1) as u64);
+    /// The config with `steps` rounded up to whole time blocks of `blocks` steps each (they
+    /// start at multiples of their length), so that every repetition runs only whole blocks.
+    fn whole_blocks(&self, blocks: &[u32], on_warning: &mut dyn FnMut(&str)) -> Self {
+        let every = blocks
+            .iter()
+            .fold(1, |m, &k| crate::blocking::lcm(m, k as u64));
+        let steps = self.steps.next_multiple_of(every);
         if steps != self.steps {
             on_warning(&format!(
-                "steps = {} rounded up to {steps}, whole time blocks of {}",
-                self.steps, self.time_block
+                "steps = {} rounded up to {steps}, whole time blocks of every row",
+                self.steps
             ));
         }
         Self {
             steps,
             ..self.clone()
         }
+    }
+
+    /// Steps per time block of the rows of `problem` on `hardware`.
+    fn block(&self, hardware: Hardware, problem: &Problem) -> u32 {
+        self.time_block
+            .unwrap_or_else(|| auto_time_block(hardware, problem))
     }
 
     /// The grid at `n` points per PE as a cluster of `self.wafers` wafers.
@@ -147,6 +157,8 @@ pub struct Variant<'a> {
     pub name: String,
     /// The variant this one is compared with (a cluster's: the one big wafer of the same `n`).
     pub baseline: Option<String>,
+    /// Steps per time block (1: none); it runs whole blocks.
+    pub block: u32,
     run: Box<dyn FnMut(u64) -> Result<()> + 'a>,
 }
 
@@ -155,6 +167,7 @@ impl<'a> Variant<'a> {
         Self {
             name: name.into(),
             baseline: None,
+            block: 1,
             run: Box::new(run),
         }
     }
@@ -219,18 +232,21 @@ pub fn variants(
         ctx: ctx.clone(),
         ..Lineup::default()
     };
+    let blocks = |hardware| problems.iter().map(|p| config.block(hardware, p)).collect();
     if let Some(ctx) = &ctx {
-        add_gpu_variants(&mut lineup, ctx, &problems, config.time_block)?;
+        let gpu_blocks: Vec<u32> = blocks(Hardware::of(Some(ctx)));
+        add_gpu_variants(&mut lineup, ctx, &problems, &gpu_blocks)?;
         if config.wafers != (1, 1) {
             add_cluster_variants(&mut lineup, ctx, config, &kernel)?;
         }
     }
     if config.cpu || ctx.is_none() {
-        add_cpu_variants(&mut lineup, &problems, (config.grid, config.time_block))?;
+        let cpu_blocks: Vec<u32> = blocks(Hardware::Cpu);
+        add_cpu_variants(&mut lineup, &problems, (config.grid, &cpu_blocks))?;
     }
     // A whole time block, so that its pipelines are compiled too.
     for variant in lineup.variants.iter_mut() {
-        variant.run(config.time_block.max(1) as u64)?;
+        variant.run(variant.block as u64)?;
     }
     Ok((
         lineup,
@@ -242,7 +258,6 @@ pub fn variants(
 
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
 pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
-    let config = &config.whole_blocks(on_warning);
     let (
         Lineup {
             mut variants,
@@ -251,6 +266,8 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         },
         engine,
     ) = variants(config, on_warning)?;
+    let blocks: Vec<u32> = variants.iter().map(|v| v.block).collect();
+    let config = &config.whole_blocks(&blocks, on_warning);
     let mut samples = vec![vec![]; variants.len()];
     for _ in 0..config.reps {
         for (variant, times) in variants.iter_mut().zip(&mut samples) {
@@ -321,6 +338,7 @@ impl BenchReport {
             "n": c.ns,
             "steps": c.steps,
             "reps": c.reps,
+            "time_block": c.time_block.map_or(serde_json::json!("auto"), |k| serde_json::json!(k)),
             "wafers": [c.wafers.0, c.wafers.1],
             "devices": c.devices,
             "adapter": self.engine,
@@ -416,7 +434,7 @@ fn add_gpu_variants(
     lineup: &mut Lineup,
     ctx: &Arc<GpuContext>,
     problems: &[Problem],
-    time_block: u32,
+    blocks: &[u32],
 ) -> Result<()> {
     lineup.add("GPU copy kernel (ceiling)".into(), |name| {
         let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
@@ -425,7 +443,7 @@ fn add_gpu_variants(
     lineup.add("GPU global kernel".into(), |name| {
         Ok(stepper(name, GpuGlobal::new(ctx.clone(), &problems[0])?))
     })?;
-    for problem in problems {
+    for (problem, &time_block) in problems.iter().zip(blocks) {
         let explicit = wafer_name("GPU", &problem.geometry);
         lineup.add(explicit.clone(), |name| {
             Ok(stepper(
@@ -464,6 +482,7 @@ fn add_gpu_variants(
             lineup.add(name, |name| {
                 let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &blocked)?);
                 variant.baseline = Some(explicit.clone());
+                variant.block = time_block;
                 Ok(variant)
             })?;
         }
@@ -474,7 +493,7 @@ fn add_gpu_variants(
 fn add_cpu_variants(
     lineup: &mut Lineup,
     problems: &[Problem],
-    (grid, time_block): (u32, u32),
+    (grid, blocks): (u32, &[u32]),
 ) -> Result<()> {
     let size = grid as usize * grid as usize;
     let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
@@ -489,7 +508,7 @@ fn add_cpu_variants(
             }
             Ok(())
         }));
-    for problem in problems {
+    for (problem, &time_block) in problems.iter().zip(blocks) {
         let plain = wafer_name("CPU", &problem.geometry);
         lineup.add(plain.clone(), |name| {
             Ok(stepper(name, CpuCluster::new(problem)?))
@@ -505,6 +524,7 @@ fn add_cpu_variants(
                 let cpu = CpuCluster::new(problem)?.with_time_block(problem, time_block);
                 let mut variant = stepper(name, cpu);
                 variant.baseline = Some(plain.clone());
+                variant.block = time_block;
                 Ok(variant)
             })?;
         }

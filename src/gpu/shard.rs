@@ -529,7 +529,7 @@ impl Shard {
         let dispatch_stride = (std::mem::size_of::<DispatchUniform>() as u64)
             .next_multiple_of(ctx.adapter.limits.min_uniform_buffer_offset_alignment as u64);
         let rects = rectangles(&g, band);
-        let period = lcm(2 * ring as u64, remaps as u64);
+        let period = blocking::lcm(2 * ring as u64, remaps as u64);
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
         let rows = ctx.tuning.wafer_rows;
         let resources = banks
@@ -1247,15 +1247,6 @@ impl Ranges {
         }
         out
     }
-}
-
-/// The least common multiple of `a` and `b`.
-fn lcm(a: u64, b: u64) -> u64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
 }
 
 /// The dispatch entries, `stride` bytes apart: for each range, each PE rectangle and each
