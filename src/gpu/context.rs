@@ -84,7 +84,7 @@ impl AdapterSummary {
     pub fn line(&self) -> String {
         let l = &self.limits;
         format!(
-            "{} | {:?} | {:?} | {} {} | storage binding {} MiB, buffer {} MiB, workgroups/dim {}, invocations/workgroup {}, workgroup memory {} KiB, storage buffers/stage {}",
+            "{} | {:?} | {:?} | {} {} | storage binding {} MiB, buffer {} MiB, workgroups/dim {}, invocations/workgroup {}, workgroup memory {} KiB, storage buffers/stage {}, {}",
             self.info.name,
             self.info.backend,
             self.info.device_type,
@@ -95,8 +95,19 @@ impl AdapterSummary {
             l.max_compute_workgroups_per_dimension,
             l.max_compute_invocations_per_workgroup,
             l.max_compute_workgroup_storage_size >> 10,
-            l.max_storage_buffers_per_shader_stage
+            l.max_storage_buffers_per_shader_stage,
+            self.subgroups()
         )
+    }
+
+    /// The adapter's subgroups, as `block_lanes` needs them.
+    fn subgroups(&self) -> String {
+        let (lo, hi) = (self.info.subgroup_min_size, self.info.subgroup_max_size);
+        match self.features.contains(wgpu::Features::SUBGROUP) {
+            false => "no subgroup operations".into(),
+            true if lo == hi => format!("subgroups of {lo} lanes"),
+            true => format!("subgroups of {lo} to {hi} lanes"),
+        }
     }
 }
 
