@@ -51,6 +51,11 @@ fn grid_block(id: u32, size: vec2<u32>) -> GridBlock {
     return points_block(id, size, dispatch.pes.xy * wafer.n, dispatch.pes.zw * wafer.n);
 }
 
+// Whether block `b` lies in a wafer of the dispatch and starts before `end` (column, row).
+fn block_in(b: GridBlock, end: vec2<u32>) -> bool {
+    return b.local < dispatch.first + dispatch.count && all(b.at < end);
+}
+
 // Block `id` of `size` points of the points [first, end) of each wafer of the dispatch in turn.
 fn points_block(id: u32, size: vec2<u32>, first: vec2<u32>, end: vec2<u32>) -> GridBlock {
     let blocks = (end - first + size - 1u) / size;

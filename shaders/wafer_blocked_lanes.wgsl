@@ -30,7 +30,7 @@ fn compute_blocked(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgro
     let b = points_block(id, vec2(LANES - reach, DIRECT_ROWS), vec2(REGION_START), size);
     let y1 = min(b.at.y + DIRECT_ROWS, size.y);
     // The same for every lane of the subgroup, which all take part in the shuffles.
-    if b.local >= dispatch.first + dispatch.count || b.at.x >= size.x || b.at.y >= y1 {
+    if !block_in(b, vec2(size.x, y1)) {
         return;
     }
     let c = b.at.x + lane - reach;

@@ -74,7 +74,7 @@ fn walk_of(b: GridBlock) -> Walk {
 }
 
 fn has_points(b: GridBlock, w: Walk) -> bool {
-    return b.local < dispatch.first + dispatch.count && b.at.x < w.size.x && b.at.y < w.y1;
+    return block_in(b, vec2(w.size.x, w.y1));
 }
 
 // Walks the block: the LEVELS rows below it, whose outputs go to its first row (rewritten

@@ -50,7 +50,7 @@ fn walk_of(b: GridBlock) -> Walk {
 
 // Whether the block has points, and which edges it keeps: at the wafer's right, at its top.
 fn has_points(b: GridBlock, w: Walk) -> bool {
-    return b.local < dispatch.first + dispatch.count && b.at.x < w.size.x && b.at.y < w.y1;
+    return block_in(b, vec2(w.size.x, w.y1));
 }
 
 fn at_right(b: GridBlock, w: Walk) -> bool {

@@ -79,7 +79,7 @@ fn compute_bands(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
 
 // The block's rows to `y1`, in a rectangle whose columns end at `x1`.
 fn direct_rows(b: GridBlock, y1: u32, x1: u32) {
-    if b.local >= dispatch.first + dispatch.count || b.at.x >= x1 || b.at.y >= y1 {
+    if !block_in(b, vec2(x1, y1)) {
         return;
     }
     let q = quads(b.at.x, x1);

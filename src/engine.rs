@@ -145,10 +145,9 @@ impl EngineKind {
     /// 0.5 to 1.15x the explicit wafer on lavapipe and 0.35 to 0.73x on an H200), on the CPU
     /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
     /// for; the fused engine without them where [`Hardware::fuses`] says; the explicit wafer
-    /// otherwise. Other kinds stand for themselves.
-    /// Where the `run` reads its state before its end, the time blocks `auto` picks are the
-    /// allowed ones that run the most steps in blocks between two reads (a block runs only
-    /// inside one `advance`), none where none fits.
+    /// otherwise. Other kinds stand for themselves. Where the `run` reads its state before
+    /// its end, `auto`'s blocks fit between two reads ([`RunLength::fit`]: a block runs only
+    /// inside one `advance`).
     pub fn resolve(
         self,
         problem: &Problem,
@@ -161,13 +160,7 @@ impl EngineKind {
             Self::Auto if hardware.blocks(problem, run) => (
                 Self::Fused,
                 Placement {
-                    time_block: match run.interval < run.steps {
-                        true => crate::blocking::fitting(
-                            auto_time_block(hardware, problem),
-                            run.interval,
-                        ),
-                        false => auto_time_block(hardware, problem),
-                    },
+                    time_block: run.fit(auto_time_block(hardware, problem)),
                     ..placement.clone()
                 },
             ),
@@ -195,13 +188,23 @@ impl RunLength {
         }
     }
 
-    /// Point updates the run makes in time blocks of `k` steps of `problem` (none where a
-    /// block does not fit between two reads).
-    fn blocked_updates(self, problem: &Problem, k: u32) -> u64 {
-        match self.interval >= u64::from(k) {
-            true => self.steps * problem.geometry.points(),
-            false => 0,
+    /// The block of at most `longest` steps to take: where the run reads its state before
+    /// its end, the one that runs the most steps in blocks between two reads
+    /// ([`crate::blocking::fitting`]).
+    pub fn fit(self, longest: u32) -> u32 {
+        match self.interval < self.steps {
+            true => crate::blocking::fitting(longest, self.interval),
+            false => longest,
         }
+    }
+
+    /// Whether the run's point updates in blocks of `k` steps of `problem` pay for compiling
+    /// shallow water's blocks in registers ([`POINT_BLOCK_UPDATES_PER_THREAD`]; none where a
+    /// block does not fit between two reads).
+    fn pays_for_point_blocks(self, problem: &Problem, k: u32) -> bool {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()) as u64;
+        self.interval >= u64::from(k)
+            && self.steps * problem.geometry.points() >= POINT_BLOCK_UPDATES_PER_THREAD * threads
     }
 }
 
@@ -210,7 +213,7 @@ impl RunLength {
 /// compile (one thread) and they saved 63 ns per point update on two threads (1024^2, n = 8,
 /// 150 steps: 12.7 s in all against 16.2 s without), so they pay from about 1e8 updates on
 /// two threads; twice that, per thread, as the compile does not share out.
-const POINT_BLOCK_UPDATES_PER_THREAD: u64 = 100_000_000;
+pub const POINT_BLOCK_UPDATES_PER_THREAD: u64 = 100_000_000;
 
 /// What `auto` tells apart when it picks an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,11 +254,9 @@ impl Hardware {
             Self::Cpu => true,
             Self::SoftwareAdapter(tuning) => {
                 let longest = point_blocks::LONGEST;
-                let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-                let pays = run.blocked_updates(problem, longest)
-                    >= POINT_BLOCK_UPDATES_PER_THREAD * threads as u64;
                 RowBlock::applies(&tuning, spec, g)
-                    || (pays && PointBlock::applies(&tuning, spec, g, longest))
+                    || (PointBlock::applies(&tuning, spec, g, longest)
+                        && run.pays_for_point_blocks(problem, longest))
             }
             Self::Gpu(_) => spec.stages.len() == 1 && g.n <= 8,
         }

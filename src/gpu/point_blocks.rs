@@ -36,7 +36,7 @@ pub struct PointBlock {
 
 impl PointBlock {
     /// Whether the fused engine blocks `steps` steps of `spec` on `g` this way with
-    /// `tuning`: at most [`LONGEST`], of Point stages whose windows are 2 x 2, read directly
+    /// `tuning`: at most `LONGEST` (3), of Point stages whose windows are 2 x 2, read directly
     /// by runs over the dense grid (lavapipe's tuning), on a wafer whose width is a multiple
     /// of 4.
     pub fn applies(tuning: &Tuning, spec: &KernelSpec, g: &WaferGeometry, steps: u32) -> bool {

@@ -80,7 +80,7 @@ impl RowBlock {
 
     /// Blocks per wafer of the region (`compute_blocked`), of its top row and its right
     /// column, for blocks that walk `rows` rows; and of the bands (`compute_bands`, blocks of
-    /// 8 columns by [`BAND_ROWS`]).
+    /// 8 columns by `BAND_ROWS`).
     pub fn blocks(&self, g: &WaferGeometry, rows: u32) -> (u64, u64, u64, u64) {
         let count = |points: glam::UVec2, (cols, rows): (u32, u32)| {
             (
