@@ -12,7 +12,8 @@
 #   WAFER_EMU_PREBUILT=DIR benches/gpu.sh [GRID [OUT]]   run what `pack` put in DIR
 #   TUNINGS="wafer_rows=2 tile_kib=8,wafer_rows=4" benches/gpu.sh ...   also bench heat5
 #                                 under each WAFER_EMU_TUNING override listed (no rebuild;
-#                                 default direct_grid=table3, "" for none);
+#                                 default "direct_grid=table3
+#                                 direct_cols=8,direct_rows=8", "" for none);
 #                                 the shapes not yet measured on a GPU: fused_invocations=128
 #                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
 #                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
@@ -91,8 +92,9 @@ for k in 5 9; do
 done
 k=0
 # By default the previous GPU shape of heat's direct reads (Table 3's blocks) beside the dense
-# grid of the heat5 stage above; TUNINGS="" runs none.
-for tuning in ${TUNINGS-direct_grid=table3}; do
+# grid of the heat5 stage above, and the global kernel's shape for the direct reads: blocks of 8
+# columns by vec4s, 8 rows (with time blocks of 5 in registers); TUNINGS="" runs none.
+for tuning in ${TUNINGS-direct_grid=table3 direct_cols=8,direct_rows=8}; do
     k=$((k + 1))
     # shellcheck disable=SC2046
     stage 45 "heat5 on ${grid}^2, WAFER_EMU_TUNING=$tuning" env WAFER_EMU_TUNING="$tuning" \
