@@ -924,8 +924,8 @@ pub struct PredictArgs {
     /// Run the clocks on cpu or gpu
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Write sampled clocks as .npy: [wafers_x][wafers_y][pes_x/stride][pes_y/stride][samples]
-    /// of the simulated wafers (1 x 1 without --full)
+    /// Write sampled clocks as .npy, shape (wafers_x, wafers_y, pes_x/stride, pes_y/stride,
+    /// samples), of the simulated wafers (1 x 1 without --full)
     #[arg(long, value_name = "FILE")]
     pub telemetry: Option<PathBuf>,
     /// Sample the clocks every K steps
