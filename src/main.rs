@@ -5,7 +5,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use wafer_emu::cli::{Cli, Command};
+use wafer_emu::cli::{
+    AdaptersArgs, BenchArgs, Cli, Command, PredictArgs, ReproduceArgs, RunArgs, SweepAction,
+    SweepArgs, TsunamiArgs,
+};
 use wafer_emu::commands;
 use wafer_emu::output::JsonTarget;
 
@@ -55,149 +58,165 @@ fn report(
 }
 
 fn dispatch(command: Command) -> Result<()> {
-    let mut warn = |w: &str| eprintln!("{w}");
     match command {
-        Command::Run(args) => {
-            let (config, json) = (args.config()?, args.json.target()?);
-            let bar = ProgressBar::new(config.steps).with_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
-                    .expect("valid template"),
-            );
-            let result =
-                commands::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
-            bar.finish_and_clear();
-            report(&result.to_string(), json, || result.json())?;
+        Command::Run(args) => run(&args),
+        Command::Adapters(args) => adapters(&args),
+        Command::Reproduce(args) => reproduce(&args),
+        Command::Predict(args) => predict(&args),
+        Command::Tsunami(args) => tsunami(&args),
+        Command::Sweep(args) => sweep(args),
+        Command::Bench(args) => bench(&args),
+    }
+}
+
+/// Warnings go to standard error as they come.
+fn warn(w: &str) {
+    eprintln!("{w}");
+}
+
+fn run(args: &RunArgs) -> Result<()> {
+    let (config, json) = (args.config()?, args.json.target()?);
+    let bar = ProgressBar::new(config.steps).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
+            .expect("valid template"),
+    );
+    let result = commands::run::run(&config, &mut warn, &mut |done, _| bar.set_position(done))?;
+    bar.finish_and_clear();
+    report(&result.to_string(), json, || result.json())
+}
+
+fn adapters(args: &AdaptersArgs) -> Result<()> {
+    let (request, json) = (args.engine.request()?, args.json.target()?);
+    let lines = commands::adapters::adapters(&request);
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    report(
+        &text,
+        json,
+        || serde_json::json!({"command": "adapters", "version": env!("CARGO_PKG_VERSION"), "adapters": lines}),
+    )
+}
+
+fn reproduce(args: &ReproduceArgs) -> Result<()> {
+    let (config, json) = (args.config()?, args.json.target()?);
+    let bar = ProgressBar::new_spinner();
+    let spinner = bar.clone();
+    let progress = Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
+    let files = commands::reproduce::reproduce(&config, progress)?;
+    bar.finish_and_clear();
+    let text: String = files
+        .iter()
+        .map(|f| format!("wrote {}\n", f.display()))
+        .collect();
+    report(&text, json, || {
+        serde_json::json!({
+            "command": "reproduce",
+            "version": env!("CARGO_PKG_VERSION"),
+            "pes": config.sizes.iter().map(|s| [s.0, s.1]).collect::<Vec<_>>(),
+            "link_jitter_s": config.link_jitter_s,
+            "out": config.out,
+            "files": files,
+        })
+    })
+}
+
+fn predict(args: &PredictArgs) -> Result<()> {
+    let (command, json) = (args.command()?, args.json.target()?);
+    let bar = ProgressBar::new_spinner();
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    let (text, prediction) =
+        commands::predict::predict(&command, &mut warn, &mut |steps, most| {
+            bar.set_message(format!(
+            "model: {steps} steps simulated (stops when two windows agree, at most {most}), {:.0?}",
+            bar.elapsed()
+        ));
+            bar.tick();
+        })?;
+    bar.finish_and_clear();
+    report(&text, json, || prediction.json())
+}
+
+fn tsunami(args: &TsunamiArgs) -> Result<()> {
+    let (config, json) = (args.config()?, args.json.target()?);
+    let bar = ProgressBar::new(1000).with_style(
+        ProgressStyle::with_template("{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}")
+            .expect("valid template"),
+    );
+    let result = commands::tsunami::tsunami(&config, &mut warn, &mut |done, total| {
+        bar.set_position((1000.0 * done / total) as u64);
+        bar.set_message(format!("{:.2} h of {:.2} h", done / 3600.0, total / 3600.0));
+    })?;
+    bar.finish_and_clear();
+    report(&result.to_string(), json, || result.json())
+}
+
+fn sweep(args: SweepArgs) -> Result<()> {
+    match (args.action, args.file) {
+        (Some(SweepAction::Merge { dir }), _) => {
+            let table = commands::sweep::merge(&dir)?;
+            emit(&format!("wrote {}\n", table.display()))
         }
-        Command::Adapters(args) => {
-            let (request, json) = (args.engine.request()?, args.json.target()?);
-            let lines = commands::adapters::adapters(&request);
-            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-            report(
-                &text,
-                json,
-                || serde_json::json!({"command": "adapters", "version": env!("CARGO_PKG_VERSION"), "adapters": lines}),
-            )?;
+        (
+            Some(SweepAction::Plot {
+                dir,
+                x,
+                y,
+                by,
+                log_x,
+                log_y,
+                out,
+            }),
+            _,
+        ) => {
+            let out = out.unwrap_or_else(|| dir.join(format!("{y}_vs_{x}.png")));
+            wafer_emu::output::check_file_target(&out, "--out")?;
+            let request = commands::sweep::PlotRequest {
+                x,
+                y,
+                by,
+                log_x,
+                log_y,
+            };
+            let png = commands::sweep::plot(&dir, &request)?;
+            wafer_emu::output::write_atomic(&out, &png)?;
+            emit(&format!("wrote {}\n", out.display()))
         }
-        Command::Reproduce(args) => {
-            let (config, json) = (args.config()?, args.json.target()?);
-            let bar = ProgressBar::new_spinner();
-            let spinner = bar.clone();
-            let progress =
-                Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
-            let files = commands::reproduce::reproduce(&config, progress)?;
-            bar.finish_and_clear();
-            let text: String = files
-                .iter()
-                .map(|f| format!("wrote {}\n", f.display()))
-                .collect();
-            report(&text, json, || {
-                serde_json::json!({
-                    "command": "reproduce",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "pes": config.sizes.iter().map(|s| [s.0, s.1]).collect::<Vec<_>>(),
-                    "link_jitter_s": config.link_jitter_s,
-                    "out": config.out,
-                    "files": files,
-                })
-            })?;
-        }
-        Command::Predict(args) => {
-            let (command, json) = (args.command()?, args.json.target()?);
-            let bar = ProgressBar::new_spinner();
-            bar.enable_steady_tick(std::time::Duration::from_millis(250));
-            let (text, prediction) = commands::predict::predict(
-                &command,
-                &mut warn,
-                &mut |steps, most| {
-                    bar.set_message(format!(
-                        "model: {steps} steps simulated (stops when two windows agree, at most {most}), {:.0?}",
-                        bar.elapsed()
-                    ));
-                    bar.tick();
-                },
-            )?;
-            bar.finish_and_clear();
-            report(&text, json, || prediction.json())?;
-        }
-        Command::Tsunami(args) => {
-            let (config, json) = (args.config()?, args.json.target()?);
-            let bar = ProgressBar::new(1000).with_style(
-                ProgressStyle::with_template(
-                    "{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}",
-                )
-                .expect("valid template"),
-            );
-            let result = commands::tsunami::tsunami(&config, &mut warn, &mut |done, total| {
-                bar.set_position((1000.0 * done / total) as u64);
-                bar.set_message(format!("{:.2} h of {:.2} h", done / 3600.0, total / 3600.0));
-            })?;
-            bar.finish_and_clear();
-            report(&result.to_string(), json, || result.json())?;
-        }
-        Command::Sweep(args) => match (args.action, args.file) {
-            (Some(wafer_emu::cli::SweepAction::Merge { dir }), _) => {
-                let table = commands::sweep::merge(&dir)?;
-                emit(&format!("wrote {}\n", table.display()))?;
-            }
-            (
-                Some(wafer_emu::cli::SweepAction::Plot {
-                    dir,
-                    x,
-                    y,
-                    by,
-                    log_x,
-                    log_y,
-                    out,
-                }),
-                _,
-            ) => {
-                let out = out.unwrap_or_else(|| dir.join(format!("{y}_vs_{x}.png")));
-                wafer_emu::output::check_file_target(&out, "--out")?;
-                let request = commands::sweep::PlotRequest {
-                    x,
-                    y,
-                    by,
-                    log_x,
-                    log_y,
-                };
-                let png = commands::sweep::plot(&dir, &request)?;
-                wafer_emu::output::write_atomic(&out, &png)?;
-                emit(&format!("wrote {}\n", out.display()))?;
-            }
-            (None, None) => anyhow::bail!(wafer_emu::Error::InvalidInput(
-                "sweep needs a sweep file: wafer-emu sweep FILE.toml --out DIR".into()
-            )),
-            (None, Some(file)) => {
-                let shard = commands::sweep::shard(args.shard.as_deref())?;
-                let plan = commands::sweep::SweepPlan::load(&file, args.out, shard)?;
-                let bar = ProgressBar::new_spinner();
-                let done = commands::sweep::sweep(&plan, &mut warn, &mut |k, n, name| {
-                    bar.set_message(format!("case {} of {n}: {name}", k + 1));
-                    bar.tick();
-                })?;
-                bar.finish_and_clear();
-                emit(&format!(
-                    "{} case(s) run ({} failed), {} already done{}; table {}\n",
-                    done.ran,
-                    done.failed,
-                    done.skipped_done,
-                    if done.stopped {
-                        "; stopped by a signal: run the same command to resume"
-                    } else {
-                        ""
-                    },
-                    done.table.display()
-                ))?;
-                if done.stopped {
-                    return Err(anyhow::anyhow!("stopped by a signal"));
-                }
-            }
-        },
-        Command::Bench(args) => {
-            let (config, json) = (args.config()?, args.json.target()?);
-            let result = commands::bench::bench(&config, &mut warn)?;
-            report(&format!("{result}\n"), json, || result.json())?;
+        (None, None) => anyhow::bail!(wafer_emu::Error::InvalidInput(
+            "sweep needs a sweep file: wafer-emu sweep FILE.toml --out DIR".into()
+        )),
+        (None, Some(file)) => {
+            let shard = commands::sweep::shard(args.shard.as_deref())?;
+            let plan = commands::sweep::SweepPlan::load(&file, args.out, shard)?;
+            run_sweep(&plan)
         }
     }
-    Ok(())
+}
+
+fn run_sweep(plan: &commands::sweep::SweepPlan) -> Result<()> {
+    let bar = ProgressBar::new_spinner();
+    let done = commands::sweep::sweep(plan, &mut warn, &mut |k, n, name| {
+        bar.set_message(format!("case {} of {n}: {name}", k + 1));
+        bar.tick();
+    })?;
+    bar.finish_and_clear();
+    let stopped = match done.stopped {
+        true => "; stopped by a signal: run the same command to resume",
+        false => "",
+    };
+    emit(&format!(
+        "{} case(s) run ({} failed), {} already done{stopped}; table {}\n",
+        done.ran,
+        done.failed,
+        done.skipped_done,
+        done.table.display()
+    ))?;
+    match done.stopped {
+        true => Err(anyhow::anyhow!("stopped by a signal")),
+        false => Ok(()),
+    }
+}
+
+fn bench(args: &BenchArgs) -> Result<()> {
+    let (config, json) = (args.config()?, args.json.target()?);
+    let result = commands::bench::bench(&config, &mut warn)?;
+    report(&format!("{result}\n"), json, || result.json())
 }
