@@ -16,7 +16,7 @@ use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::{Swe, SweConfig};
 use crate::kernels::Kernel;
-use crate::model::Problem;
+use crate::model::{Problem, Simulator};
 use crate::output::{self, Palette, Picture};
 use crate::tsunami::{netcdf, Gauge, Impact, Tracker, MEGATON_TNT};
 use crate::{invalid, Result};
@@ -117,6 +117,11 @@ impl TsunamiConfig {
             self.netcdf_frames
         )
     }
+
+    /// Steps between two samples of the gauges and the tracker.
+    fn sample_every(&self) -> u64 {
+        ((self.sample_seconds / self.swe.dt()).round() as u64).max(1)
+    }
 }
 
 /// The grid of a resolution: `nx` from the spacing, `ny` rows of about the same Mercator size
@@ -213,43 +218,20 @@ pub fn tsunami(
 ) -> Result<TsunamiReport> {
     output::check_output_dir(&config.out, config.force || config.resume)?;
     let swe = &*config.swe;
-    let dt = swe.dt();
-    let total_s = config.hours * 3600.0;
-    let steps = ((total_s / dt).round() as u64).max(1);
-    let key = config.checkpoint_key();
-    // From a checkpoint: its step and state.
-    let (offset, resumed) = match config.resume {
-        true => {
-            let (step, state) = checkpoint::read(&config.out, (&config.problem, &key))?;
-            if step > steps {
-                return Err(crate::invalid!(
-                    "the checkpoint is at {} of model time, beyond --hours {}: allowed --hours >= {:.3}",
-                    clock(step as f64 * dt),
-                    config.hours,
-                    step as f64 * dt / 3600.0
-                ));
-            }
-            (step, Some(config.problem.clone().starting_from(state)?))
-        }
-        false => (0, None),
-    };
+    let steps = ((config.hours * 3600.0 / swe.dt()).round() as u64).max(1);
+    let (offset, resumed) = resume_point(config, steps)?;
     if config.checkpoint_every.is_some() {
         super::watch_signals();
     }
     let (ctx, warnings) = config.engine.open()?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
-    let sample_every = ((config.sample_seconds / dt).round() as u64).max(1);
     let run = engine::RunLength {
         steps: steps - offset,
-        interval: sample_every,
+        interval: config.sample_every(),
     };
-    let mut sim = engine::simulator(
-        config.engine_kind,
-        ctx.as_ref(),
-        problem,
-        (&config.engine.placement, run),
-    )?;
+    let placement = (&config.engine.placement, run);
+    let sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, placement)?;
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
     let _claim = output::claim_dir(&config.out)?;
@@ -259,86 +241,179 @@ pub fn tsunami(
         tracker.restore(&dir)?;
         frames = Frames::restore(&dir)?;
     }
-    let checkpoint_every = config
-        .checkpoint_every
-        .map(|minutes| ((minutes * 60.0 / dt).round() as u64).max(1));
-    // Frame `k` is the step nearest to `k` frame intervals.
-    let frame_step =
-        |k: u64| ((k as f64 * config.frame_minutes * 60.0 / dt).round() as u64).min(steps);
-    let (mut stepping, mut in_blocks) = (Duration::ZERO, 0);
-    let state = loop {
-        let step = sim.step() + offset;
-        let (time, last) = (step as f64 * dt, step == steps);
-        let state = sim.state()?;
-        // A checkpoint's own step was sampled, and framed, before it was taken.
-        if !(config.resume && step == offset) {
-            swe.check_state(&state, step)?;
-            tracker.sample(time, &state, swe.sea_level());
-            if step >= frame_step(frames.done) || last {
-                // Named by the frame's nominal time (the title has the exact one).
-                let minute = match step >= frame_step(frames.done) {
-                    true => frames.done as f64 * config.frame_minutes,
-                    false => time / 60.0,
-                };
-                frames.done += 1;
-                frames
-                    .files
-                    .extend(write_frames(config, &state[2], (time, minute))?);
-                frames.times.push(time);
-                if config.netcdf_frames {
-                    frames.eta.extend(eta_of(swe, &state[2]).data);
-                }
+    let mut stepper = Stepper {
+        config,
+        problem,
+        sim,
+        tracker,
+        frames,
+        steps,
+        offset,
+        stepping: Duration::ZERO,
+        in_blocks: 0,
+    };
+    let state = stepper.run(on_progress)?;
+    stepper.report(state)
+}
+
+/// The step and the problem to resume from: the checkpoint's with `--resume`, else step 0
+/// and none (the config's own problem); an error where the checkpoint lies past `steps`.
+fn resume_point(config: &TsunamiConfig, steps: u64) -> Result<(u64, Option<Problem>)> {
+    if !config.resume {
+        return Ok((0, None));
+    }
+    let dt = config.swe.dt();
+    let key = config.checkpoint_key();
+    let (step, state) = checkpoint::read(&config.out, (&config.problem, &key))?;
+    if step > steps {
+        return Err(crate::invalid!(
+            "the checkpoint is at {} of model time, beyond --hours {}: allowed --hours >= {:.3}",
+            clock(step as f64 * dt),
+            config.hours,
+            step as f64 * dt / 3600.0
+        ));
+    }
+    Ok((step, Some(config.problem.clone().starting_from(state)?)))
+}
+
+/// The scenario's run: the engine from step `offset` to `steps`, what it samples and draws,
+/// and how long it stepped.
+struct Stepper<'a> {
+    config: &'a TsunamiConfig,
+    problem: &'a Problem,
+    sim: Box<dyn Simulator>,
+    tracker: Tracker,
+    frames: Frames,
+    steps: u64,
+    offset: u64,
+    stepping: Duration,
+    /// Steps advanced within time blocks.
+    in_blocks: u64,
+}
+
+impl Stepper<'_> {
+    /// Step `k` frame intervals in: frame `k` is drawn at the step nearest to it.
+    fn frame_step(&self, k: u64) -> u64 {
+        let dt = self.config.swe.dt();
+        ((k as f64 * self.config.frame_minutes * 60.0 / dt).round() as u64).min(self.steps)
+    }
+
+    /// Checkpoints every this many steps, if at all.
+    fn checkpoint_every(&self) -> Option<u64> {
+        let dt = self.config.swe.dt();
+        let every = self.config.checkpoint_every;
+        every.map(|minutes| ((minutes * 60.0 / dt).round() as u64).max(1))
+    }
+
+    /// Samples, draws and checkpoints to the last step; its state.
+    fn run(&mut self, on_progress: &mut dyn FnMut(f64, f64)) -> Result<Vec<GlobalField>> {
+        let (config, dt) = (self.config, self.config.swe.dt());
+        let total_s = config.hours * 3600.0;
+        loop {
+            let step = self.sim.step() + self.offset;
+            let (time, last) = (step as f64 * dt, step == self.steps);
+            let state = self.sim.state()?;
+            // A checkpoint's own step was sampled, and framed, before it was taken.
+            if !(config.resume && step == self.offset) {
+                self.observe(step, &state)?;
             }
+            let every = self.checkpoint_every();
+            let stop = every.is_some() && super::stop_requested();
+            let due = every.is_some_and(|k| step.is_multiple_of(k) && step > self.offset);
+            if stop || due {
+                let extra = [
+                    self.tracker.checkpoint_files(),
+                    self.frames.checkpoint_files(),
+                ];
+                let key = config.checkpoint_key();
+                let problem = (self.problem, key.as_str());
+                checkpoint::write(&config.out, problem, step, &state, &extra.concat())?;
+            }
+            if stop && !last {
+                return Err(checkpoint::stopped(&config.out, step));
+            }
+            on_progress(time.min(total_s), total_s);
+            if last {
+                return Ok(state);
+            }
+            self.advance(step)?;
         }
-        let stop = checkpoint_every.is_some() && super::stop_requested();
-        let due = checkpoint_every.is_some_and(|k| step.is_multiple_of(k) && step > offset);
-        if stop || due {
-            let extra = [tracker.checkpoint_files(), frames.checkpoint_files()].concat();
-            checkpoint::write(&config.out, (problem, &key), step, &state, &extra)?;
+    }
+
+    /// Checks and samples the state at `step`, and draws it where a frame is due (or at the
+    /// last step).
+    fn observe(&mut self, step: u64, state: &[GlobalField]) -> Result<()> {
+        let (config, swe) = (self.config, &*self.config.swe);
+        let time = step as f64 * swe.dt();
+        swe.check_state(state, step)?;
+        self.tracker.sample(time, state, swe.sea_level());
+        let due = step >= self.frame_step(self.frames.done);
+        if !due && step != self.steps {
+            return Ok(());
         }
-        if stop && !last {
-            return Err(checkpoint::stopped(&config.out, step));
+        // Named by the frame's nominal time (the title has the exact one).
+        let minute = match due {
+            true => self.frames.done as f64 * config.frame_minutes,
+            false => time / 60.0,
+        };
+        let frames = &mut self.frames;
+        frames.done += 1;
+        let files = write_frames(config, &state[2], (time, minute))?;
+        frames.files.extend(files);
+        frames.times.push(time);
+        if config.netcdf_frames {
+            frames.eta.extend(eta_of(swe, &state[2]).data);
         }
-        on_progress(time.min(total_s), total_s);
-        if last {
-            break state;
-        }
-        let next_checkpoint = checkpoint_every.map_or(steps, |k| (step / k + 1) * k);
+        Ok(())
+    }
+
+    /// Advances from `step` to the next sample, frame or checkpoint.
+    fn advance(&mut self, step: u64) -> Result<()> {
+        let sample_every = self.config.sample_every();
+        let next_checkpoint = self
+            .checkpoint_every()
+            .map_or(self.steps, |k| (step / k + 1) * k);
         // Samples on multiples of the interval, so that a frame between two leaves the
         // later advances aligned with the time blocks (`blocking::fitting`).
         let next = ((step / sample_every + 1) * sample_every)
-            .min(frame_step(frames.done).max(step + 1))
+            .min(self.frame_step(self.frames.done).max(step + 1))
             .min(next_checkpoint)
-            .min(steps);
+            .min(self.steps);
         let started = Instant::now();
-        let from = sim.step();
-        sim.advance(next - step)?;
-        stepping += started.elapsed();
-        in_blocks += blocking::steps_in_blocks(sim.time_block(), (from, sim.step()));
-    };
-    let mut files = frames.files;
-    files.extend(write_outputs(
-        config,
-        &tracker,
-        (&frames.times, &frames.eta),
-    )?);
-    let mut engine = sim.describe();
-    if sim.time_block() > 1 {
-        let _ = write!(engine, ", {in_blocks} of {} steps in them", steps - offset);
+        let from = self.sim.step();
+        self.sim.advance(next - step)?;
+        self.stepping += started.elapsed();
+        let advanced = (from, self.sim.step());
+        self.in_blocks += blocking::steps_in_blocks(self.sim.time_block(), advanced);
+        Ok(())
     }
-    let lines = report_lines(config, problem, (steps, steps - offset), (stepping, engine))?;
-    let report = TsunamiReport {
-        lines,
-        files,
-        tracker,
-        state,
-    };
-    let summary = config.out.join("summary.txt");
-    output::write_atomic(&summary, report.to_string().as_bytes())?;
-    Ok(TsunamiReport {
-        files: [report.files.clone(), vec![summary]].concat(),
-        ..report
-    })
+
+    /// Writes the tables, the NetCDF file and the summary after the last step's `state`.
+    fn report(self, state: Vec<GlobalField>) -> Result<TsunamiReport> {
+        let (config, frames) = (self.config, &self.frames);
+        let mut files = frames.files.clone();
+        let eta = (frames.times.as_slice(), frames.eta.as_slice());
+        files.extend(write_outputs(config, &self.tracker, eta)?);
+        let mut engine = self.sim.describe();
+        let run = self.steps - self.offset;
+        if self.sim.time_block() > 1 {
+            let _ = write!(engine, ", {} of {run} steps in them", self.in_blocks);
+        }
+        let steps = (self.steps, run);
+        let lines = report_lines(config, self.problem, steps, (self.stepping, engine))?;
+        let summary = config.out.join("summary.txt");
+        let report = TsunamiReport {
+            lines,
+            files,
+            tracker: self.tracker,
+            state,
+        };
+        output::write_atomic(&summary, report.to_string().as_bytes())?;
+        Ok(TsunamiReport {
+            files: [report.files.clone(), vec![summary]].concat(),
+            ..report
+        })
+    }
 }
 
 /// The frames written so far: how many, their model times, their `eta` for the NetCDF file
