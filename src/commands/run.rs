@@ -2,14 +2,14 @@
 //! coordinates, an optional bit-for-bit check against the global kernel, and a summary.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::checkpoint;
 use crate::cluster::LinkStats;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
-use crate::model::Problem;
+use crate::model::{Problem, Simulator};
 use crate::output;
 use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
 use crate::{invalid, Result};
@@ -125,20 +125,7 @@ pub fn run(
     if let Some(dir) = &config.out {
         output::check_output_dir(dir, config.force || config.resume)?;
     }
-    // From a checkpoint: its state, and the steps it had done.
-    let (offset, resumed) = match (&config.out, config.resume) {
-        (Some(dir), true) => {
-            let (step, state) = checkpoint::read(dir, (&config.problem, ""))?;
-            if step > config.steps {
-                return Err(invalid!(
-                    "the checkpoint is at step {step}, beyond --steps {}: allowed --steps >= {step}",
-                    config.steps
-                ));
-            }
-            (step, Some(config.problem.clone().starting_from(state)?))
-        }
-        _ => (0, None),
-    };
+    let (offset, resumed) = resume_point(config)?;
     if config.checkpoint_every.is_some() {
         super::watch_signals();
     }
@@ -168,54 +155,13 @@ pub fn run(
     };
     let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
     let mut outputs = vec![];
-    let mut stepping = Duration::ZERO;
-    // Whole time blocks of any length per chunk: a block runs only inside one `advance`.
-    let chunk = config
-        .steps
-        .div_ceil(PROGRESS_REPORTS)
-        .next_multiple_of(crate::blocking::WHOLE_BLOCKS);
-    let state = loop {
-        let step = sim.step() + offset;
-        let last = step == config.steps;
-        let every = |k: Option<u64>| k.is_some_and(|k| step.is_multiple_of(k));
-        let stop = config.checkpoint_every.is_some() && super::stop_requested();
-        let checkpoint = stop || (every(config.checkpoint_every) && step > offset);
-        let snapshot = every(config.snapshot_every) && config.out.is_some();
-        // One read-back serves the checkpoint, the snapshot and the last step.
-        let state = match last || snapshot || checkpoint {
-            true => Some(sim.state()?),
-            false => None,
-        };
-        if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
-            checkpoint::write(dir, (problem, ""), step, state, &[])?;
-        }
-        if let Some(dir) = config.out.as_ref().filter(|_| stop && !last) {
-            return Err(checkpoint::stopped(dir, step));
-        }
-        if let Some(state) = state.filter(|_| last || snapshot) {
-            if let Some(dir) = &config.out {
-                let spec = problem.spec();
-                for (f, (name, field)) in spec.fields.iter().zip(&state).enumerate() {
-                    let stem = format!("{}_{name}_step{step:08}", spec.name);
-                    let picture = picture(config, f, field, step);
-                    outputs.extend(output::write_field(dir, &stem, field, &picture)?);
-                }
-            }
-            problem.kernel.check_state(&state, step)?;
-            if last {
-                break state;
-            }
-        }
-        let next = |every: Option<u64>| every.map_or(config.steps, |k| (step / k + 1) * k);
-        let until = next(config.snapshot_every)
-            .min(next(config.checkpoint_every))
-            .min(config.steps);
-        let count = chunk.min(until - step);
-        let started = Instant::now();
-        sim.advance(count)?;
-        stepping += started.elapsed();
-        on_progress(sim.step() + offset, config.steps);
-    };
+    let (state, stepping) = step_through(
+        config,
+        (problem, offset),
+        sim.as_mut(),
+        &mut outputs,
+        on_progress,
+    )?;
     let check = reference
         .map(|reference| check_against(reference, config.steps - offset, &state))
         .transpose()?;
@@ -237,9 +183,96 @@ pub fn run(
     Ok(report)
 }
 
+/// The step and the problem to resume from: the checkpoint's with `--resume`, else step 0
+/// and none (the config's own problem); an error where the checkpoint lies past `--steps`.
+fn resume_point(config: &RunConfig) -> Result<(u64, Option<Problem>)> {
+    let Some(dir) = config.out.as_ref().filter(|_| config.resume) else {
+        return Ok((0, None));
+    };
+    let (step, state) = checkpoint::read(dir, (&config.problem, ""))?;
+    if step > config.steps {
+        return Err(invalid!(
+            "the checkpoint is at step {step}, beyond --steps {}: allowed --steps >= {step}",
+            config.steps
+        ));
+    }
+    Ok((step, Some(config.problem.clone().starting_from(state)?)))
+}
+
+/// Steps `sim` (at step `offset` of `problem`) to the config's last step, reading its state
+/// for the snapshots, the checkpoints and the end; adds each snapshot's files to `outputs`.
+/// The last state, and the time spent stepping.
+fn step_through(
+    config: &RunConfig,
+    (problem, offset): (&Problem, u64),
+    sim: &mut dyn Simulator,
+    outputs: &mut Vec<PathBuf>,
+    on_progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Vec<GlobalField>, Duration)> {
+    let mut stepping = Duration::ZERO;
+    // Whole time blocks of any length per chunk: a block runs only inside one `advance`.
+    let chunk = config
+        .steps
+        .div_ceil(PROGRESS_REPORTS)
+        .next_multiple_of(crate::blocking::WHOLE_BLOCKS);
+    loop {
+        let step = sim.step() + offset;
+        let last = step == config.steps;
+        let every = |k: Option<u64>| k.is_some_and(|k| step.is_multiple_of(k));
+        let stop = config.checkpoint_every.is_some() && super::stop_requested();
+        let checkpoint = stop || (every(config.checkpoint_every) && step > offset);
+        let snapshot = every(config.snapshot_every) && config.out.is_some();
+        // One read-back serves the checkpoint, the snapshot and the last step.
+        let state = match last || snapshot || checkpoint {
+            true => Some(sim.state()?),
+            false => None,
+        };
+        if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
+            checkpoint::write(dir, (problem, ""), step, state, &[])?;
+        }
+        if let Some(dir) = config.out.as_ref().filter(|_| stop && !last) {
+            return Err(checkpoint::stopped(dir, step));
+        }
+        if let Some(state) = state.filter(|_| last || snapshot) {
+            if let Some(dir) = &config.out {
+                outputs.extend(write_snapshot(config, (dir, problem), &state, step)?);
+            }
+            problem.kernel.check_state(&state, step)?;
+            if last {
+                return Ok((state, stepping));
+            }
+        }
+        let next = |every: Option<u64>| every.map_or(config.steps, |k| (step / k + 1) * k);
+        let until = next(config.snapshot_every)
+            .min(next(config.checkpoint_every))
+            .min(config.steps);
+        let started = Instant::now();
+        sim.advance(chunk.min(until - step))?;
+        stepping += started.elapsed();
+        on_progress(sim.step() + offset, config.steps);
+    }
+}
+
+/// Writes every field of `state` at `step` into `dir` (.npy, and the pictures asked for).
+fn write_snapshot(
+    config: &RunConfig,
+    (dir, problem): (&Path, &Problem),
+    state: &[GlobalField],
+    step: u64,
+) -> Result<Vec<PathBuf>> {
+    let spec = problem.spec();
+    let mut files = vec![];
+    for (f, (name, field)) in spec.fields.iter().zip(state).enumerate() {
+        let stem = format!("{}_{name}_step{step:08}", spec.name);
+        let picture = picture(config, f, field, step);
+        files.extend(output::write_field(dir, &stem, field, &picture)?);
+    }
+    Ok(files)
+}
+
 /// Runs the same problem on the other engine and counts the points whose bits differ.
 fn check_against(
-    mut reference: Box<dyn crate::model::Simulator>,
+    mut reference: Box<dyn Simulator>,
     steps: u64,
     state: &[GlobalField],
 ) -> Result<CheckResult> {
