@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::clocks::{ClusterClocks, ClusterShape, TICKS_PER_CYCLE};
+use super::clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 use super::gpu::GpuClocks;
 use super::params::{Method, TimingParams};
 use crate::gpu::GpuContext;
@@ -163,7 +163,46 @@ fn run_model(
     };
     let cpu = ClusterClocks::new(&config.params, simulated)?;
     let costs = cpu.costs;
-    let full_window = window(&simulated, costs.exchange_every);
+    let (engine, mut clocks) = open_clocks(config, ctx, cpu)?;
+    let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
+    let window = (window(&simulated, costs.exchange_every), costs.jitter > 0);
+    let run = steady_rate(
+        config,
+        (clocks.as_mut(), sampler.as_mut()),
+        window,
+        progress,
+    )?;
+    let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
+    Ok(Prediction {
+        config: config.clone(),
+        simulated,
+        engine,
+        steps: run.steps,
+        steady: run.steady,
+        cycles_per_step: run.rate / TICKS_PER_CYCLE,
+        compute_cycles: (costs.interior + costs.edge) as f64 / TICKS_PER_CYCLE,
+        bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64
+            / costs.exchange_every as f64
+            / TICKS_PER_CYCLE,
+        latency_cycles: latency_ticks(config, &costs) / TICKS_PER_CYCLE,
+        credit_cycles: ((horizontal + costs.serialise_h as f64)
+            .max(vertical + costs.serialise_v as f64)
+            + costs.edge as f64)
+            / costs.capacity as f64
+            / costs.exchange_every as f64
+            / TICKS_PER_CYCLE,
+        telemetry: sampler.map(Sampler::finish),
+        weak_scaling: None,
+    })
+}
+
+/// The clocks that run the model, on the GPU of `ctx` or on the CPU (`cpu`), and their
+/// engine in words.
+fn open_clocks(
+    config: &PredictConfig,
+    ctx: Option<Arc<GpuContext>>,
+    cpu: ClusterClocks,
+) -> Result<(String, Box<dyn Clocks>)> {
     if ctx.is_some() && config.max_steps > u32::MAX as u64 {
         return Err(crate::invalid!(
             "max-steps = {} is beyond the GPU clocks' 32-bit step counter: allowed up to {}",
@@ -171,7 +210,7 @@ fn run_model(
             u32::MAX
         ));
     }
-    let (engine, mut clocks): (String, Box<dyn Clocks>) = match ctx {
+    Ok(match ctx {
         Some(ctx) => (
             format!("GPU: {}", ctx.describe()),
             Box::new(GpuClocks::new(ctx, &cpu)?),
@@ -180,16 +219,34 @@ fn run_model(
             format!("CPU ({} threads)", rayon::current_num_threads()),
             Box::new(cpu),
         ),
-    };
-    let mut sampler = config.telemetry.map(|plan| Sampler::new(plan, &simulated));
-    let (mut steps, mut last_max, mut last_rate, mut steady) = (0, 0u64, None::<f64>, false);
+    })
+}
+
+/// How far the model ran: its steps, its rate in ticks per step, and whether that rate was
+/// steady (two windows agreed) before `max_steps`.
+struct Measured {
+    steps: u64,
+    rate: f64,
+    steady: bool,
+}
+
+/// Advances `clocks` by windows of `full_window` steps (recording the sampler's steps) until
+/// two windows agree on the rate, within a tolerance where the links have `jitter`, or
+/// `max_steps` are done.
+fn steady_rate(
+    config: &PredictConfig,
+    (clocks, mut sampler): (&mut dyn Clocks, Option<&mut Sampler>),
+    (full_window, jitter): (u64, bool),
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Measured> {
+    let (mut steps, mut last_max, mut last_rate) = (0, 0u64, None::<f64>);
     // With jitter the links differ and the steady state can repeat over several windows:
     // measure the mean rate from the end of the first window on (start-up included), and stop
     // once a window moves that mean by less than JITTER_TOLERANCE.
     let mut measured_from: Option<(u64, u64)> = None;
     while steps < config.max_steps {
         let window = full_window.min(config.max_steps - steps);
-        match &mut sampler {
+        match sampler.as_deref_mut() {
             Some(sampler) => {
                 for _ in 0..window {
                     clocks.advance(1)?;
@@ -206,32 +263,44 @@ fn run_model(
         }
         progress(steps, config.max_steps);
         let max = clocks.clocks()?.into_iter().max().unwrap_or(0);
-        let rate = match (costs.jitter, measured_from) {
-            (0, _) | (_, None) => (max - last_max) as f64 / window as f64,
-            (_, Some((from_steps, from_max))) => {
+        let rate = match (jitter, measured_from) {
+            (false, _) | (_, None) => (max - last_max) as f64 / window as f64,
+            (true, Some((from_steps, from_max))) => {
                 (max - from_max) as f64 / (steps - from_steps) as f64
             }
         };
         last_max = max;
-        let agrees = match (costs.jitter, last_rate, measured_from) {
-            (0, Some(last), _) => last == rate,
-            (_, Some(last), Some((from, _))) => {
+        let agrees = match (jitter, last_rate, measured_from) {
+            (false, Some(last), _) => last == rate,
+            (true, Some(last), Some((from, _))) => {
                 steps - from > full_window && (last - rate).abs() <= JITTER_TOLERANCE * rate
             }
             _ => false,
         };
         last_rate = Some(rate);
         if agrees && window == full_window {
-            steady = true;
-            break;
+            return Ok(Measured {
+                steps,
+                rate,
+                steady: true,
+            });
         }
-        if costs.jitter > 0 && measured_from.is_none() {
+        if jitter && measured_from.is_none() {
             measured_from = Some((steps, max));
         }
     }
-    let p = &config.params;
+    let rate = last_rate.unwrap_or(0.0);
+    Ok(Measured {
+        steps,
+        rate,
+        steady: false,
+    })
+}
+
+/// Ticks per step that the links' latency costs the method, at best.
+fn latency_ticks(config: &PredictConfig, costs: &Costs) -> f64 {
     let (horizontal, vertical) = (costs.latency_h as f64, costs.latency_v as f64);
-    let latency_ticks = match p.method {
+    match config.params.method {
         // The dependency chains run right (one PE per step, a horizontal link every wafer
         // width of steps) and up (a vertical link every wafer height); a corner rides one of
         // them (Table 3 forwards it), so the slower chain sets the bound, not their sum.
@@ -244,28 +313,7 @@ fn run_model(
         Method::OverlappingGhosts { g } => {
             (vertical.max(horizontal) + costs.edge as f64) / g as f64
         }
-    };
-    Ok(Prediction {
-        config: config.clone(),
-        simulated,
-        engine,
-        steps,
-        steady,
-        cycles_per_step: last_rate.unwrap_or(0.0) / TICKS_PER_CYCLE,
-        compute_cycles: (costs.interior + costs.edge) as f64 / TICKS_PER_CYCLE,
-        bandwidth_cycles: costs.serialise_h.max(costs.serialise_v) as f64
-            / costs.exchange_every as f64
-            / TICKS_PER_CYCLE,
-        latency_cycles: latency_ticks / TICKS_PER_CYCLE,
-        credit_cycles: ((horizontal + costs.serialise_h as f64)
-            .max(vertical + costs.serialise_v as f64)
-            + costs.edge as f64)
-            / costs.capacity as f64
-            / costs.exchange_every as f64
-            / TICKS_PER_CYCLE,
-        telemetry: sampler.map(Sampler::finish),
-        weak_scaling: None,
-    })
+    }
 }
 
 struct Sampler {
