@@ -587,57 +587,15 @@ fn roofline(model: &mut Model, params: &TimingParams, size: (u32, u32)) -> Resul
 
 fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
     let params = paper(KernelKind::Heat5, 0.75);
-    let per_point = params.kernel.flops_per_point() as f64;
-    let flops = |n: u32, cycles: f64| per_point * (n * n) as f64 * params.clock_hz / cycles;
     let lines = model
         .sizes
         .clone()
         .into_iter()
         .map(|size| roofline(model, &params, size))
         .collect::<Result<Vec<_>>>()?;
-    let curve = |r: &Roofline, cycles: &dyn Fn(&Prediction) -> f64| -> Vec<(f64, f64)> {
-        r.preds
-            .iter()
-            .map(|(n, p)| ((n * n) as f64, flops(*n, cycles(p))))
-            .filter(|p| p.1.is_finite())
-            .collect()
-    };
-    let mut series = vec![];
-    for r in &lines {
-        series.push(Series {
-            name: format!("model, {}", size_name(r.size)),
-            points: curve(r, &|p| p.cycles_per_step),
-            markers: true,
-        });
-    }
-    series.push(Series {
-        name: "compute bound".into(),
-        points: curve(&lines[0], &|p| p.compute_cycles),
-        markers: false,
-    });
-    for r in &lines {
-        series.push(Series {
-            name: format!("I/O bound, {}", size_name(r.size)),
-            points: curve(r, &|p| p.bandwidth_cycles),
-            markers: false,
-        });
-    }
-    let mut markers = vec![(256.0, "paper 256".to_string())];
-    for r in &lines {
-        if let Some(c) = r.crossover {
-            markers.push((c as f64, format!("{} {c}", size_name(r.size))));
-        }
-    }
-    let plot = Plot {
-        title: "Figure 8: FLOP/core/s, heat5, 0.75 GHz".into(),
-        x_label: "points per core".into(),
-        y_label: "FLOP/core/s".into(),
-        log_x: true,
-        log_y: true,
-        series,
-        markers,
-    };
-    out.png("figure8.png", &plot)?;
+    let per_point = params.kernel.flops_per_point() as f64;
+    let flops = |n: u32, cycles: f64| per_point * (n * n) as f64 * params.clock_hz / cycles;
+    out.png("figure8.png", &figure8_plot(&lines, &flops))?;
     let rows: Vec<String> = lines
         .iter()
         .flat_map(|r| {
@@ -658,12 +616,63 @@ fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
         "node,points_per_core,model_flop_per_core_s,compute_bound,io_bound",
         &rows,
     )?;
+    figure8_text(&lines, out);
+    Ok(())
+}
+
+/// Figure 8's rooflines: the model's FLOP/core/s per node size, `flops(n, cycles per step)`,
+/// under the compute and I/O bounds.
+fn figure8_plot(lines: &[Roofline], flops: &dyn Fn(u32, f64) -> f64) -> Plot {
+    let curve = |r: &Roofline, cycles: &dyn Fn(&Prediction) -> f64| -> Vec<(f64, f64)> {
+        r.preds
+            .iter()
+            .map(|(n, p)| ((n * n) as f64, flops(*n, cycles(p))))
+            .filter(|p| p.1.is_finite())
+            .collect()
+    };
+    let mut series: Vec<Series> = lines
+        .iter()
+        .map(|r| Series {
+            name: format!("model, {}", size_name(r.size)),
+            points: curve(r, &|p| p.cycles_per_step),
+            markers: true,
+        })
+        .collect();
+    series.push(Series {
+        name: "compute bound".into(),
+        points: curve(&lines[0], &|p| p.compute_cycles),
+        markers: false,
+    });
+    series.extend(lines.iter().map(|r| Series {
+        name: format!("I/O bound, {}", size_name(r.size)),
+        points: curve(r, &|p| p.bandwidth_cycles),
+        markers: false,
+    }));
+    let mut markers = vec![(256.0, "paper 256".to_string())];
+    for r in lines {
+        if let Some(c) = r.crossover {
+            markers.push((c as f64, format!("{} {c}", size_name(r.size))));
+        }
+    }
+    Plot {
+        title: "Figure 8: FLOP/core/s, heat5, 0.75 GHz".into(),
+        x_label: "points per core".into(),
+        y_label: "FLOP/core/s".into(),
+        log_x: true,
+        log_y: true,
+        series,
+        markers,
+    }
+}
+
+/// Figure 8's section of the report and its comparisons with the paper.
+fn figure8_text(lines: &[Roofline], out: &mut Output) {
     let _ = writeln!(
         out.text,
         "## Figure 8: FLOP/core/s against points per core\n\n![Figure 8](figure8.png)\n\n\
          | node | compute/I-O crossover (points per core, first swept value past it) | best FLOP per cycle |\n|---|---|---|"
     );
-    for r in &lines {
+    for r in lines {
         let _ = writeln!(
             out.text,
             "| {} | {} | {:.2} |",
@@ -680,7 +689,7 @@ fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
          per row of PEs and a lower strip of `2(n+2)` words per column, over 300 Gbit/s per wafer side \
          and direction; a longer wafer side carries more strips over the same link."
     );
-    for r in &lines {
+    for r in lines {
         let _ = writeln!(
             out.text,
             "\n{}: {}",
@@ -701,7 +710,6 @@ fn figure8(model: &mut Model, out: &mut Output) -> Result<()> {
         at_least: false,
         model: lines.iter().map(|r| Some(r.best)).collect(),
     });
-    Ok(())
 }
 
 /// Why the model's compute/I-O crossover sits where it does against the paper's 256.
