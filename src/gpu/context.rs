@@ -502,6 +502,21 @@ impl GpuContext {
         })
     }
 
+    /// A bind group for group 0 of `pipeline` from those of the `offered` buffers that its
+    /// shader declares, by name.
+    pub fn bind_declared<'b>(
+        &self,
+        pipeline: &Pipeline,
+        offered: impl IntoIterator<Item = (&'b str, &'b wgpu::Buffer)>,
+    ) -> wgpu::BindGroup {
+        let declared = |name: &str| {
+            let mut group0 = pipeline.bindings.iter().filter(|b| b.group == 0);
+            group0.any(|b| b.name == name)
+        };
+        let used: Vec<_> = offered.into_iter().filter(|(n, _)| declared(n)).collect();
+        self.bind_group(pipeline, &used)
+    }
+
     /// The bind group for the dispatch uniform of `pipeline` (group 1): `entry_size` bytes of
     /// `buffer`, at the dynamic offset given to each `set_bind_group`.
     pub fn dispatch_group(

@@ -8,7 +8,7 @@ use super::context::{GpuContext, Pipeline};
 use super::shaders;
 use super::uniforms::{GridUniform, BLOCK_COLS};
 use crate::field::GlobalField;
-use crate::kernels::{Driver, KernelSpec};
+use crate::kernels::{Driver, KernelSpec, Stage};
 use crate::model::{Problem, Simulator};
 use crate::wafer::StageSlots;
 use crate::Result;
@@ -51,75 +51,46 @@ impl GpuGlobal {
         } else {
             nx
         };
-        ctx.check_binding(
-            &format!("a {nx}x{ny} global grid of {} field(s)", state.len()),
-            pitch as u64 * ny as u64 * state.len() as u64 * 4,
-        )?;
-        let mut initial = vec![0.0; pitch as usize * ny as usize * state.len()];
-        for (rows, field) in initial
-            .chunks_exact_mut(pitch as usize)
-            .zip(state.iter().flat_map(|f| f.data.chunks_exact(nx as usize)))
-        {
-            rows[..nx as usize].copy_from_slice(field);
-        }
-        let stages = spec.stages.len();
-        let slots = (0..StageSlots::count(stages))
-            .map(|slot| ctx.storage_buffer(&format!("global slot {slot}"), &initial))
-            .collect::<Result<Vec<_>>>()?;
-        let grid = ctx.uniform_buffer(
-            "grid",
-            &GridUniform::new(nx, ny, pitch, ctx.tuning.global_rows),
-        );
-        let params = ctx.uniform_bytes("params", &problem.kernel.params());
+        let slots = upload_slots(&ctx, &state, pitch, spec.stages.len())?;
+        let grid = GridUniform::new(nx, ny, pitch, ctx.tuning.global_rows);
         let max_binding = ctx.adapter.max_binding_bytes();
         let (pages, consts) = constants::upload(&ctx, problem.kernel.constants(), max_binding)?;
-        let run = ctx.tuning.point_block();
-        let kernels = spec
-            .stages
-            .iter()
-            .enumerate()
-            .map(|(k, stage)| {
-                let source = shaders::global_stage(spec, stage, pages, vec4_rows, run);
-                let pipeline = ctx.pipeline(stage.name, &source, "compute");
-                let declared = shaders::reflect(&source);
-                let groups = (0..2 * stages as u64)
-                    .map(|remap| {
-                        (remap % stages as u64 == k as u64).then(|| {
-                            let s = StageSlots::of(stages, remap);
-                            let all = [
-                                ("grid", &grid),
-                                ("params", &params),
-                                ("x", &slots[s.cur]),
-                                ("x0", &slots[s.base]),
-                                ("x4", &slots[s.cur]),
-                                ("x0_4", &slots[s.base]),
-                                ("y", &slots[s.out]),
-                            ];
-                            let used: Vec<_> = all
-                                .into_iter()
-                                .chain(consts.iter().map(|(n, b)| (*n, b)))
-                                .filter(|(n, _)| declared.iter().any(|b| b.name == *n))
-                                .collect();
-                            ctx.bind_group(&pipeline, &used)
-                        })
+        let mut named = vec![
+            ("grid", ctx.uniform_buffer("grid", &grid)),
+            (
+                "params",
+                ctx.uniform_bytes("params", &problem.kernel.params()),
+            ),
+        ];
+        named.extend(consts);
+        let kernel = |(k, stage): (usize, &Stage)| {
+            let source =
+                shaders::global_stage(spec, stage, pages, vec4_rows, ctx.tuning.point_block());
+            let pipeline = ctx.pipeline(stage.name, &source, "compute");
+            let stages = spec.stages.len();
+            let groups = (0..2 * stages as u64)
+                .map(|remap| {
+                    (remap % stages as u64 == k as u64).then(|| {
+                        let s = StageSlots::of(stages, remap);
+                        let named = named.iter().map(|(n, b)| (*n, b));
+                        let slots = [
+                            ("x", &slots[s.cur]),
+                            ("x0", &slots[s.base]),
+                            ("x4", &slots[s.cur]),
+                            ("x0_4", &slots[s.base]),
+                            ("y", &slots[s.out]),
+                        ];
+                        ctx.bind_declared(&pipeline, named.chain(slots))
                     })
-                    .collect();
-                let threads = match stage.driver {
-                    Driver::Rows3 => {
-                        (nx as u64).div_ceil(BLOCK_COLS as u64)
-                            * (ny as u64).div_ceil(ctx.tuning.global_rows as u64)
-                    }
-                    Driver::Point => {
-                        (nx as u64).div_ceil(run.x as u64) * (ny as u64).div_ceil(run.y as u64)
-                    }
-                };
-                StageKernel {
-                    size: ctx.dispatch_size(threads),
-                    pipeline,
-                    groups,
-                }
-            })
-            .collect();
+                })
+                .collect();
+            StageKernel {
+                size: ctx.dispatch_size(invocations(&ctx, stage.driver, (nx, ny))),
+                pipeline,
+                groups,
+            }
+        };
+        let stages = spec.stages.iter().enumerate().map(kernel).collect();
         Ok(Self {
             ctx,
             spec,
@@ -127,10 +98,44 @@ impl GpuGlobal {
             ny,
             pitch,
             slots,
-            stages: kernels,
+            stages,
             remaps: 0,
         })
     }
+}
+
+/// The SRAM slots of the global grid, each holding `state`, rows `pitch` cells apart.
+fn upload_slots(
+    ctx: &GpuContext,
+    state: &[GlobalField],
+    pitch: u32,
+    stages: usize,
+) -> Result<Vec<wgpu::Buffer>> {
+    let (nx, ny) = (state[0].nx, state[0].ny);
+    ctx.check_binding(
+        &format!("a {nx}x{ny} global grid of {} field(s)", state.len()),
+        pitch as u64 * ny as u64 * state.len() as u64 * 4,
+    )?;
+    let mut initial = vec![0.0; pitch as usize * ny as usize * state.len()];
+    for (rows, field) in initial
+        .chunks_exact_mut(pitch as usize)
+        .zip(state.iter().flat_map(|f| f.data.chunks_exact(nx as usize)))
+    {
+        rows[..nx as usize].copy_from_slice(field);
+    }
+    (0..StageSlots::count(stages))
+        .map(|slot| ctx.storage_buffer(&format!("global slot {slot}"), &initial))
+        .collect()
+}
+
+/// Invocations of a stage of `driver` over an `nx` by `ny` grid: blocks of 8 columns by the
+/// tuning's `global_rows` for Rows3, its Point block otherwise.
+fn invocations(ctx: &GpuContext, driver: Driver, (nx, ny): (u32, u32)) -> u64 {
+    let block = match driver {
+        Driver::Rows3 => glam::UVec2::new(BLOCK_COLS, ctx.tuning.global_rows),
+        Driver::Point => ctx.tuning.point_block(),
+    };
+    (nx as u64).div_ceil(block.x as u64) * (ny as u64).div_ceil(block.y as u64)
 }
 
 impl Simulator for GpuGlobal {

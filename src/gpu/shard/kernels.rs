@@ -161,23 +161,13 @@ fn kernel(
     stage: Option<usize>,
 ) -> Kernel {
     let pipeline = ctx.pipeline(label, source, entry);
-    let declared = shaders::reflect(source);
     let groups = banks
         .iter()
         .map(|r| {
             (0..2 * stages as u64)
                 .map(|remap| {
-                    if stage.is_some_and(|k| remap % stages as u64 != k as u64) {
-                        return None;
-                    }
-                    let buffers: Vec<(&str, &wgpu::Buffer)> = r
-                        .for_remap(stages, remap)
-                        .into_iter()
-                        .filter(|(name, _)| {
-                            declared.iter().any(|b| b.group == 0 && b.name == *name)
-                        })
-                        .collect();
-                    Some(ctx.bind_group(&pipeline, &buffers))
+                    let mine = stage.is_none_or(|k| remap % stages as u64 == k as u64);
+                    mine.then(|| ctx.bind_declared(&pipeline, r.for_remap(stages, remap)))
                 })
                 .collect()
         })
