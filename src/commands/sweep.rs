@@ -88,6 +88,40 @@ fn case_name(params: &[(String, String)]) -> String {
 impl SweepPlan {
     /// Reads the sweep file and checks every case's command line before any work.
     pub fn load(path: &Path, out: PathBuf, shard: (usize, usize)) -> Result<Self> {
+        let file = SweepFile::read(path)?;
+        let explicit = file
+            .explicit
+            .iter()
+            .map(|t| t.clone().into_iter().collect());
+        let mut cases = vec![];
+        for params in combinations(&file.source, &file.vary)?
+            .into_iter()
+            .filter(|c| !c.is_empty() || file.vary.is_empty())
+            .chain(explicit)
+        {
+            cases.push(file.case(params, &out)?);
+        }
+        Ok(Self {
+            command: file.command,
+            cases,
+            out,
+            shard,
+        })
+    }
+}
+
+/// A sweep file's parts: its command, `[base]`, `[vary]` and `[[case]]` tables.
+struct SweepFile {
+    /// The file's path, for messages.
+    source: String,
+    command: String,
+    base: toml::Table,
+    vary: toml::Table,
+    explicit: Vec<toml::Table>,
+}
+
+impl SweepFile {
+    fn read(path: &Path) -> Result<Self> {
         let source = path.display().to_string();
         let text_of = std::fs::read_to_string(path)
             .map_err(|e| invalid!("cannot read sweep file {source}: {e}"))?;
@@ -123,57 +157,60 @@ impl SweepPlan {
                 "sweep file {source}: unknown key '{key}': allowed command, [base], [vary], [[case]]"
             ));
         }
-        let mut combos: Vec<Vec<(String, toml::Value)>> = vec![vec![]];
-        for (key, values) in &vary {
-            let toml::Value::Array(values) = values else {
-                return Err(invalid!("sweep file {source}: [vary] {key} must be a list"));
-            };
-            combos = combos
-                .into_iter()
-                .flat_map(|c| {
-                    values.iter().map(move |v| {
-                        let mut c = c.clone();
-                        c.push((key.clone(), v.clone()));
-                        c
-                    })
-                })
-                .collect();
-        }
-        let explicit = explicit.into_iter().map(|t| t.into_iter().collect());
-        let mut cases = vec![];
-        for params in combos
-            .into_iter()
-            .filter(|c| !c.is_empty() || vary.is_empty())
-            .chain(explicit)
-        {
-            let mut merged = base.clone();
-            merged.extend(params.iter().cloned());
-            let (kernel, flags) = toml_flags(&source, &command, &merged)?;
-            let params: Vec<(String, String)> =
-                params.iter().map(|(k, v)| (k.clone(), text(v))).collect();
-            let args: Vec<String> = kernel.into_iter().chain(flags).collect();
-            let case = Case {
-                name: case_name(&params),
-                params,
-                args,
-            };
-            // Every case line must parse before any case runs.
-            Cli::try_parse_from(command_line(&command, &case, &out)).map_err(|e| {
-                invalid!(
-                    "sweep case {}: {}",
-                    case.name,
-                    e.to_string().lines().next().unwrap_or("")
-                )
-            })?;
-            cases.push(case);
-        }
         Ok(Self {
+            source,
             command,
-            cases,
-            out,
-            shard,
+            base,
+            vary,
+            explicit,
         })
     }
+
+    /// The case of `params` over `[base]`, whose command line parses (a `run` writing under
+    /// `out`).
+    fn case(&self, params: Vec<(String, toml::Value)>, out: &Path) -> Result<Case> {
+        let mut merged = self.base.clone();
+        merged.extend(params.iter().cloned());
+        let (kernel, flags) = toml_flags(&self.source, &self.command, &merged)?;
+        let params: Vec<(String, String)> =
+            params.iter().map(|(k, v)| (k.clone(), text(v))).collect();
+        let args: Vec<String> = kernel.into_iter().chain(flags).collect();
+        let case = Case {
+            name: case_name(&params),
+            params,
+            args,
+        };
+        // Every case line must parse before any case runs.
+        Cli::try_parse_from(command_line(&self.command, &case, out)).map_err(|e| {
+            invalid!(
+                "sweep case {}: {}",
+                case.name,
+                e.to_string().lines().next().unwrap_or("")
+            )
+        })?;
+        Ok(case)
+    }
+}
+
+/// Every combination of one value per `[vary]` list, in the file's order.
+fn combinations(source: &str, vary: &toml::Table) -> Result<Vec<Vec<(String, toml::Value)>>> {
+    let mut combos: Vec<Vec<(String, toml::Value)>> = vec![vec![]];
+    for (key, values) in vary {
+        let toml::Value::Array(values) = values else {
+            return Err(invalid!("sweep file {source}: [vary] {key} must be a list"));
+        };
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.push((key.clone(), v.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    Ok(combos)
 }
 
 /// The command line of a case; a `run` writes into the case's own folder.
