@@ -132,95 +132,111 @@ fn line(canvas: &mut Canvas, (x0, y0): (f64, f64), (x1, y1): (f64, f64), c: [u8;
     }
 }
 
+/// The plot's axes on the canvas: its area of `w` by `h` pixels right of `LEFT` and below
+/// `TOP`.
+struct Frame {
+    x: Axis,
+    y: Axis,
+    w: f64,
+    h: f64,
+}
+
+impl Frame {
+    fn px(&self, x: f64) -> f64 {
+        LEFT as f64 + self.x.frac(x) * self.w
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        TOP as f64 + (1.0 - self.y.frac(y)) * self.h
+    }
+
+    /// The grid lines and labels of both axes' ticks, and the axes.
+    fn draw_axes(&self, canvas: &mut Canvas) {
+        let (w, h) = (self.w as usize, self.h as usize);
+        for t in self.x.ticks() {
+            let x = self.px(t).round() as usize;
+            canvas.rect(x, TOP, 1, h, GREY);
+            let text = label(t);
+            let left = x.saturating_sub(Canvas::text_width(TEXT, &text) / 2);
+            canvas.text(left, HEIGHT - BOTTOM + 8, TEXT, &text);
+        }
+        for t in self.y.ticks() {
+            let y = self.py(t).round() as usize;
+            canvas.rect(LEFT, y, w, 1, GREY);
+            let text = label(t);
+            let left = LEFT.saturating_sub(Canvas::text_width(TEXT, &text) + 6);
+            canvas.text(left, y.saturating_sub(5), TEXT, &text);
+        }
+        canvas.rect(LEFT, TOP, 2, h, BLACK);
+        canvas.rect(LEFT, TOP + h, w, 2, BLACK);
+    }
+
+    /// A dashed vertical line at `x`, labelled `text`.
+    fn draw_marker(&self, canvas: &mut Canvas, x: f64, text: &str) {
+        let xp = self.px(x).round() as usize;
+        for y in (TOP..TOP + self.h as usize).step_by(6) {
+            canvas.rect(xp, y, 2, 3, BLACK);
+        }
+        canvas.text(xp + 4, TOP + 4, TEXT, text);
+    }
+
+    /// Series `k`'s line through its points that the axes can show, its markers, and its
+    /// legend entry.
+    fn draw_series(&self, canvas: &mut Canvas, k: usize, series: &Series) {
+        let c = COLOURS[k % COLOURS.len()];
+        let shown = |&&(x, y): &&(f64, f64)| {
+            x.is_finite() && y.is_finite() && (!self.x.log || x > 0.0) && (!self.y.log || y > 0.0)
+        };
+        let visible: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .filter(shown)
+            .map(|&(x, y)| (self.px(x), self.py(y)))
+            .collect();
+        for pair in visible.windows(2) {
+            line(canvas, pair[0], pair[1], c);
+        }
+        if series.markers {
+            for &(x, y) in &visible {
+                let (x, y) = (
+                    (x as usize).saturating_sub(3),
+                    (y as usize).saturating_sub(3),
+                );
+                canvas.rect(x, y, 7, 7, c);
+            }
+        }
+        let ly = TOP + 10 + k * 22;
+        canvas.rect(WIDTH - RIGHT + 20, ly + 3, 24, 4, c);
+        canvas.text(WIDTH - RIGHT + 50, ly, TEXT, &series.name);
+    }
+}
+
 impl Plot {
     /// The plot as PNG bytes.
     pub fn png(&self) -> Result<Vec<u8>> {
         let mut canvas = Canvas::new(WIDTH, HEIGHT);
         let points = || self.series.iter().flat_map(|s| s.points.iter());
-        let x_axis = Axis::new(
-            points()
-                .map(|p| p.0)
-                .chain(self.markers.iter().map(|m| m.0)),
-            self.log_x,
-        );
-        let y_axis = Axis::new(points().map(|p| p.1), self.log_y);
-        let (w, h) = (
-            (WIDTH - LEFT - RIGHT) as f64,
-            (HEIGHT - TOP - BOTTOM) as f64,
-        );
-        let px = |x: f64| LEFT as f64 + x_axis.frac(x) * w;
-        let py = |y: f64| TOP as f64 + (1.0 - y_axis.frac(y)) * h;
-        for t in x_axis.ticks() {
-            let x = px(t).round() as usize;
-            canvas.rect(x, TOP, 1, h as usize, GREY);
-            let text = label(t);
-            canvas.text(
-                x.saturating_sub(Canvas::text_width(TEXT, &text) / 2),
-                HEIGHT - BOTTOM + 8,
-                TEXT,
-                &text,
-            );
-        }
-        for t in y_axis.ticks() {
-            let y = py(t).round() as usize;
-            canvas.rect(LEFT, y, w as usize, 1, GREY);
-            let text = label(t);
-            canvas.text(
-                LEFT.saturating_sub(Canvas::text_width(TEXT, &text) + 6),
-                y.saturating_sub(5),
-                TEXT,
-                &text,
-            );
-        }
-        canvas.rect(LEFT, TOP, 2, h as usize, BLACK);
-        canvas.rect(LEFT, TOP + h as usize, w as usize, 2, BLACK);
+        let xs = points()
+            .map(|p| p.0)
+            .chain(self.markers.iter().map(|m| m.0));
+        let frame = Frame {
+            x: Axis::new(xs, self.log_x),
+            y: Axis::new(points().map(|p| p.1), self.log_y),
+            w: (WIDTH - LEFT - RIGHT) as f64,
+            h: (HEIGHT - TOP - BOTTOM) as f64,
+        };
+        frame.draw_axes(&mut canvas);
         for (x, text) in &self.markers {
-            let xp = px(*x).round() as usize;
-            for y in (TOP..TOP + h as usize).step_by(6) {
-                canvas.rect(xp, y, 2, 3, BLACK);
-            }
-            canvas.text(xp + 4, TOP + 4, TEXT, text);
+            frame.draw_marker(&mut canvas, *x, text);
         }
         // The first series are drawn last, on top: the model above its bounds.
         for (k, series) in self.series.iter().enumerate().rev() {
-            let c = COLOURS[k % COLOURS.len()];
-            let visible: Vec<(f64, f64)> = series
-                .points
-                .iter()
-                .filter(|(x, y)| {
-                    x.is_finite()
-                        && y.is_finite()
-                        && (!self.log_x || *x > 0.0)
-                        && (!self.log_y || *y > 0.0)
-                })
-                .map(|&(x, y)| (px(x), py(y)))
-                .collect();
-            for pair in visible.windows(2) {
-                line(&mut canvas, pair[0], pair[1], c);
-            }
-            if series.markers {
-                for &(x, y) in &visible {
-                    canvas.rect(
-                        (x as usize).saturating_sub(3),
-                        (y as usize).saturating_sub(3),
-                        7,
-                        7,
-                        c,
-                    );
-                }
-            }
-            let ly = TOP + 10 + k * 22;
-            canvas.rect(WIDTH - RIGHT + 20, ly + 3, 24, 4, c);
-            canvas.text(WIDTH - RIGHT + 50, ly, TEXT, &series.name);
+            frame.draw_series(&mut canvas, k, series);
         }
         canvas.text(LEFT, 14, 3, &self.title);
         let xl = &self.x_label;
-        canvas.text(
-            LEFT + (w as usize).saturating_sub(Canvas::text_width(TEXT, xl)) / 2,
-            HEIGHT - 28,
-            TEXT,
-            xl,
-        );
+        let left = LEFT + (frame.w as usize).saturating_sub(Canvas::text_width(TEXT, xl)) / 2;
+        canvas.text(left, HEIGHT - 28, TEXT, xl);
         canvas.text(8, TOP - 22, TEXT, &self.y_label);
         canvas.png()
     }
