@@ -38,6 +38,54 @@ fn join(v: &[u32]) -> u64 {
     v[0] as u64 | (v[1] as u64) << 32
 }
 
+/// An error unless `start` is a fresh model: at step 0, without jitter, every link with the
+/// latency and serialisation of its direction.
+fn check_fresh(start: &ClusterClocks) -> Result<()> {
+    let costs = start.costs;
+    let uniform_links = start.links.iter().all(|l| {
+        let expected = match l.direction.is_horizontal() {
+            false => (costs.latency_v, costs.serialise_v),
+            true => (costs.latency_h, costs.serialise_h),
+        };
+        (l.latency, l.serialise) == expected
+    });
+    if costs.jitter > 0 {
+        return Err(crate::invalid!(
+            "link_jitter_us > 0 runs on the CPU clocks only: allowed --device cpu, or link_jitter_us = 0"
+        ));
+    }
+    if start.step != 0 || !uniform_links {
+        return Err(crate::invalid!(
+            "the GPU clocks start from a fresh model (step 0, links as the parameters say)"
+        ));
+    }
+    Ok(())
+}
+
+impl ModelUniform {
+    /// The model of `start`, whose links carry `strips` strips in all.
+    fn of(start: &ClusterClocks, strips: u32) -> Self {
+        let (shape, costs) = (start.shape, start.costs);
+        Self {
+            interior: split(costs.interior),
+            edge: split(costs.edge),
+            hop: split(costs.hop),
+            latency_h: split(costs.latency_h),
+            latency_v: split(costs.latency_v),
+            serialise_h: split(costs.serialise_h),
+            serialise_v: split(costs.serialise_v),
+            wafers_x: shape.wafers_x,
+            wafers_y: shape.wafers_y,
+            pes_x: shape.pes_x,
+            pes_y: shape.pes_y,
+            directions: directions(start.method).len() as u32,
+            capacity: costs.capacity,
+            exchange_every: costs.exchange_every,
+            strips,
+        }
+    }
+}
+
 /// Clocks of a cluster advanced on the GPU.
 pub struct GpuClocks {
     ctx: Arc<GpuContext>,
@@ -54,43 +102,10 @@ impl GpuClocks {
     /// Uploads the model of `start`, which must be fresh: at step 0, every link with the
     /// latency and serialisation of its direction.
     pub fn new(ctx: Arc<GpuContext>, start: &ClusterClocks) -> Result<Self> {
+        check_fresh(start)?;
         let (shape, costs) = (start.shape, start.costs);
-        let uniform_links = start.links.iter().all(|l| {
-            let vertical = !l.direction.is_horizontal();
-            let expected = match vertical {
-                true => (costs.latency_v, costs.serialise_v),
-                false => (costs.latency_h, costs.serialise_h),
-            };
-            (l.latency, l.serialise) == expected
-        });
-        if costs.jitter > 0 {
-            return Err(crate::invalid!(
-                "link_jitter_us > 0 runs on the CPU clocks only: allowed --device cpu, or link_jitter_us = 0"
-            ));
-        }
-        if start.step != 0 || !uniform_links {
-            return Err(crate::invalid!(
-                "the GPU clocks start from a fresh model (step 0, links as the parameters say)"
-            ));
-        }
         let strips: usize = start.links.iter().map(|l| l.arrivals.len()).sum();
-        let model = ModelUniform {
-            interior: split(costs.interior),
-            edge: split(costs.edge),
-            hop: split(costs.hop),
-            latency_h: split(costs.latency_h),
-            latency_v: split(costs.latency_v),
-            serialise_h: split(costs.serialise_h),
-            serialise_v: split(costs.serialise_v),
-            wafers_x: shape.wafers_x,
-            wafers_y: shape.wafers_y,
-            pes_x: shape.pes_x,
-            pes_y: shape.pes_y,
-            directions: directions(start.method).len() as u32,
-            capacity: costs.capacity,
-            exchange_every: costs.exchange_every,
-            strips: strips as u32,
-        };
+        let model = ModelUniform::of(start, strips as u32);
         let pes = shape.pe_count();
         let words = |count: usize| vec![0.0f32; 2 * count.max(1)];
         ctx.check_binding("the clocks", pes as u64 * 8)?;
