@@ -1030,7 +1030,7 @@ impl PredictArgs {
                 let samples = self.max_steps / self.sample_every + 1;
                 // The samples, then their flattened copy, 8 bytes each.
                 let bytes = per_sample.saturating_mul(samples).saturating_mul(16);
-                crate::cpu::check_host_memory(
+                crate::memory::check_host_memory(
                     "the telemetry",
                     bytes,
                     "sample less often (--sample-every), fewer PEs (--sample-stride) or fewer steps (--max-steps)",

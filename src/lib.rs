@@ -11,6 +11,7 @@ pub mod error;
 pub mod field;
 pub mod gpu;
 pub mod kernels;
+pub mod memory;
 pub mod model;
 pub mod output;
 pub mod plot;

@@ -727,6 +727,60 @@ fn predict_rejects_bad_parameters() {
         &["unknown timing parameter 'colour'"],
     );
     assert_rejected(&["predict", "--method", "mpi"], &["unknown method 'mpi'"]);
+    // The cap on simulated PEs applies to what is simulated: one wafer, unless --full.
+    let huge = [
+        "predict",
+        "--pes",
+        "16x16",
+        "--wafers",
+        "1100x1100",
+        "--n",
+        "8",
+    ];
+    let stdout = succeeds(&[&huge[..], &["--device", "cpu"]].concat());
+    assert!(stdout.contains("one wafer linked to itself"), "{stdout}");
+    assert_rejected(
+        &[&huge[..], &["--full"]].concat(),
+        &[
+            "309760000 PEs to simulate",
+            "at most 268435456",
+            "without --full",
+        ],
+    );
+}
+
+/// A run whose setup needs more memory than the process may take (here `ulimit -v`, as a
+/// batch job's limit would) is refused before it allocates, with both figures.
+#[test]
+fn a_run_larger_than_the_memory_limit_is_refused_before_it_starts() {
+    let exe = env!("CARGO_BIN_EXE_wafer-emu");
+    for (case, needle) in [
+        (
+            "run swe --pes 2500x2500 --n 4 --steps 1 --no-output",
+            "swe on a 10000x10000 grid needs 3815 MiB",
+        ),
+        (
+            "tsunami --resolution 1min --hours 0.1 --out /nonexistent/t",
+            "swe on a 21600x11928 grid",
+        ),
+        (
+            "run heat5 --pes 7000x7000 --n 4 --backend cpu --no-output",
+            "heat5 on a 28000x28000 grid",
+        ),
+        (
+            "predict --pes 15000x15000 --wafers 1x1 --n 1 --device cpu",
+            "the timing model of 225000000 PEs needs",
+        ),
+    ] {
+        let out = Command::new("sh")
+            .args(["-c", &format!("ulimit -v 2000000 && exec {exe} {case}")])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{case}: {stderr}");
+        assert!(stderr.contains(needle), "{case}: {stderr}");
+        assert!(stderr.contains("MiB are available"), "{case}: {stderr}");
+    }
 }
 
 #[test]

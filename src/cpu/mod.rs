@@ -17,7 +17,7 @@ use crate::field::GlobalField;
 use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::{Problem, Simulator};
 use crate::wafer::{StageSlots, WaferGeometry};
-use crate::{Error, Result};
+use crate::Result;
 
 /// A package on a link: one vector per state field.
 type Package = Vec<Vec<f32>>;
@@ -662,31 +662,7 @@ impl Simulator for CpuGlobal {
     }
 }
 
-/// Refuses to allocate `bytes` when the machine reports less memory available (Linux's
-/// `MemAvailable`; elsewhere nothing is checked).
+/// Refuses to allocate `bytes` when the process may allocate less ([`crate::memory`]).
 fn check_memory(what: &str, bytes: u64) -> Result<()> {
-    check_host_memory(what, bytes, "use fewer PEs or a smaller n")
-}
-
-/// Refuses `bytes` of host memory for `what` when the machine reports less available; the
-/// error names both figures and `advice`.
-pub fn check_host_memory(what: &str, bytes: u64, advice: &str) -> Result<()> {
-    let available = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|info| {
-            let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-            line.split_whitespace()
-                .nth(1)?
-                .parse::<u64>()
-                .ok()
-                .map(|kib| kib * 1024)
-        });
-    match available {
-        Some(available) if bytes > available => Err(Error::TooLarge(format!(
-            "{what} needs {} MiB of memory but only {} MiB are available: {advice}",
-            bytes.div_ceil(1 << 20),
-            available >> 20
-        ))),
-        _ => Ok(()),
-    }
+    crate::memory::check_host_memory(what, bytes, "use fewer PEs or a smaller n")
 }

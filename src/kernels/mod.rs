@@ -113,9 +113,23 @@ pub struct KernelSpec {
     /// Constant per-point fields that the paper's machine moves with their points (they are
     /// indexed by global position here, but the timing model counts their traffic).
     pub travelling_constants: u32,
+    /// Host bytes per grid point that configuring the kernel and building its initial state
+    /// take at most (checked against what the process may allocate before it starts).
+    pub setup_bytes_per_point: u64,
 }
 
 impl KernelSpec {
+    /// Refuses a `grid` whose setup ([`KernelSpec::setup_bytes_per_point`]) needs more memory
+    /// than the process may allocate.
+    pub fn check_setup_memory(&self, grid: UVec2) -> Result<()> {
+        let points = grid.x as u64 * grid.y as u64;
+        crate::memory::check_host_memory(
+            &format!("{} on a {}x{} grid", self.name, grid.x, grid.y),
+            points.saturating_mul(self.setup_bytes_per_point),
+            "use fewer PEs or a smaller n (or a coarser resolution)",
+        )
+    }
+
     /// FLOPs per point per step, all stages.
     pub fn flops_per_point(&self) -> u64 {
         self.stages.iter().map(|s| s.flops).sum()

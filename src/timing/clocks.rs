@@ -73,14 +73,26 @@ impl ClusterShape {
                 crate::wafer::MAX_N
             ));
         }
+        Ok(())
+    }
+
+    /// Refuses to simulate this cluster where it has more PEs than one model holds
+    /// ([`MAX_PES`]) or than the process may allocate.
+    pub fn check_simulated(&self) -> Result<()> {
         let pes =
             self.wafers_x as u64 * self.pes_x as u64 * self.wafers_y as u64 * self.pes_y as u64;
+        let advice = match self.wafer_count() {
+            1 => "use fewer PEs per wafer",
+            _ => "simulate one wafer linked to itself (without --full)",
+        };
         if pes > MAX_PES {
             return Err(invalid!(
-                "{pes} PEs to simulate: allowed at most {MAX_PES} (use the one-wafer shortcut)"
+                "{pes} PEs to simulate: allowed at most {MAX_PES}: {advice}"
             ));
         }
-        Ok(())
+        // Two clocks per PE (this step's and the last), 8 bytes each.
+        let what = format!("the timing model of {pes} PEs");
+        crate::memory::check_host_memory(&what, pes * 16, advice)
     }
     /// PEs along x and y over the whole cluster.
     pub fn span(&self) -> (usize, usize) {
@@ -204,6 +216,7 @@ impl ClusterClocks {
     pub fn new(params: &TimingParams, shape: ClusterShape) -> Result<Self> {
         params.validate()?;
         shape.validate()?;
+        shape.check_simulated()?;
         let directions = directions(params.method);
         if let Method::OverlappingGhosts { g } = params.method {
             if g > shape.n {

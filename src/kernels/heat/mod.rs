@@ -45,6 +45,8 @@ pub static HEAT5: KernelSpec = KernelSpec {
     },
     paper_io: (table6_io, "4n+4"),
     travelling_constants: 0,
+    // The initial field and its copy in the engine's layout.
+    setup_bytes_per_point: 8,
 };
 
 pub static HEAT9: KernelSpec = KernelSpec {
@@ -62,6 +64,8 @@ pub static HEAT9: KernelSpec = KernelSpec {
     },
     paper_io: (table6_io, "4n+4"),
     travelling_constants: 0,
+    // The initial field and its copy in the engine's layout.
+    setup_bytes_per_point: 8,
 };
 
 /// A heat kernel configured for one grid.
@@ -92,6 +96,7 @@ impl Heat {
         grid: UVec2,
     ) -> Result<Self> {
         coefficients.validate()?;
+        kind.spec().check_setup_memory(grid)?;
         let weights = match kind {
             KernelKind::Heat5 => coefficients.five_point(),
             KernelKind::Heat9 => coefficients.nine_point(),

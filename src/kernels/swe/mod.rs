@@ -74,6 +74,8 @@ pub static SWE: KernelSpec = KernelSpec {
     paper_io: (table6_io, "64n+80"),
     // Bathymetry, shoreline mask and the sine, cosine and secant of latitude.
     travelling_constants: 5,
+    // The relief in f64, the four constant planes and the three state fields.
+    setup_bytes_per_point: 40,
 };
 
 /// Gravity (m/s^2), Earth's radius (m) and rotation rate (1/s), as in Williamson et al. 1992.
@@ -398,6 +400,7 @@ impl Swe {
                 grid.y
             ));
         }
+        SWE.check_setup_memory(grid)?;
         let mercator = Mercator::new(grid, config.lat_range);
         let elevation = elevation(&config.bathymetry, &mercator)?;
         let deepest = elevation.iter().cloned().fold(f64::INFINITY, f64::min);
