@@ -209,9 +209,12 @@ fn run_sweep(plan: &commands::sweep::SweepPlan) -> Result<()> {
         done.skipped_done,
         done.table.display()
     ))?;
-    match done.stopped {
-        true => Err(anyhow::anyhow!("stopped by a signal")),
-        false => Ok(()),
+    match (done.stopped, done.failed_in_table) {
+        (true, _) => Err(anyhow::anyhow!("stopped by a signal")),
+        (false, 0) => Ok(()),
+        (false, failed) => Err(anyhow::anyhow!(
+            "{failed} case(s) failed: their errors are in the table's \"error\" column"
+        )),
     }
 }
 

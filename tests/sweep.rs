@@ -130,3 +130,67 @@ fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("column 'speed'"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `sweep ARGS` and returns its exit code and standard error.
+fn sweep_outcome(args: &[&str]) -> (Option<i32>, String) {
+    let out = bin().arg("sweep").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
+    let dir = scratch("named");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    let quick = "command = \"predict\"\n[base]\nwafers = \"1x1\"\nn = 4\n";
+    write(
+        "a.toml",
+        &format!("{quick}pes = \"16x16\"\n[vary]\nlink_latency_us = [1, 2]\n"),
+    );
+    write(
+        "b.toml",
+        &format!("{quick}pes = \"32x32\"\n[vary]\nlink_latency_us = [1, 2]\n"),
+    );
+    sweep(&dir.join("a.toml"), &dir.join("out"), &[]);
+    // The folder holds sweep a's cases: sweep b may not pass them off as its own.
+    let (code, stderr) = sweep_outcome(&[&path("b.toml"), "--out", &path("out")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds case 'link_latency_us=1' run with other flags"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--pes 16x16") && stderr.contains("--pes 32x32"),
+        "{stderr}"
+    );
+
+    write(
+        "twins.toml",
+        &format!("{quick}pes = \"16x16\"\n[vary]\nparams = [\"p/a.txt\", \"p_a.txt\"]\n"),
+    );
+    let (code, stderr) = sweep_outcome(&[&path("twins.toml"), "--out", &path("twins")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("share the folder 'params=p_a.txt'"),
+        "{stderr}"
+    );
+
+    write("fails.toml", &format!("{quick}pes = \"16x16\"\n[[case]]\nlink_latency_us = 1\n[[case]]\nlink_latency_us = 1\nclock_ghz = 0\n"));
+    let (code, stderr) = sweep_outcome(&[&path("fails.toml"), "--out", &path("fails")]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("1 case(s) failed"), "{stderr}");
+    let table = std::fs::read_to_string(dir.join("fails/results.csv")).unwrap();
+    assert!(table.contains("clock_ghz = 0"), "{table}");
+
+    sweep(&dir.join("a.toml"), &dir.join("half"), &["--shard", "0/2"]);
+    let (code, stderr) = sweep_outcome(&["merge", &path("half")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("lacks the table of shard(s) 1/2"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

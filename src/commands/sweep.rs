@@ -2,7 +2,7 @@
 //! one results table. The file names the command, the flags of every case (`[base]`), lists of
 //! values whose Cartesian product gives the cases (`[vary]`) and explicit cases
 //! (`[[case]]`). A case is done when its `result.json` exists (ok or failed), so a sweep that
-//! was stopped resumes where it was; `--shard I/N` runs every N-th case (Slurm array jobs set
+//! was stopped resumes where it was (a done case that ran other flags is refused); `--shard I/N` runs every N-th case (Slurm array jobs set
 //! it through `SLURM_ARRAY_TASK_ID` and `SLURM_ARRAY_TASK_COUNT`) and writes its own table,
 //! which `sweep merge` joins.
 
@@ -96,10 +96,21 @@ impl SweepPlan {
         let mut cases = vec![];
         for params in combinations(&file.source, &file.vary)?
             .into_iter()
-            .filter(|c| !c.is_empty() || file.vary.is_empty())
+            // The base alone is a case only where there is nothing else.
+            .filter(|c| !c.is_empty() || (file.vary.is_empty() && file.explicit.is_empty()))
             .chain(explicit)
         {
-            cases.push(file.case(params, &out)?);
+            let case = file.case(params, &out)?;
+            if let Some(twin) = cases.iter().find(|c: &&Case| c.name == case.name) {
+                return Err(invalid!(
+                    "sweep file {}: cases {:?} and {:?} share the folder '{}': give them values that differ in letters, digits or ._=,-",
+                    file.source,
+                    twin.params,
+                    case.params,
+                    case.name
+                ));
+            }
+            cases.push(case);
         }
         Ok(Self {
             command: file.command,
@@ -248,6 +259,8 @@ pub struct SweepReport {
     pub ran: usize,
     pub skipped_done: usize,
     pub failed: usize,
+    /// Failed cases in the shard's table, this run's and earlier runs'.
+    pub failed_in_table: usize,
     pub stopped: bool,
     pub table: PathBuf,
 }
@@ -269,10 +282,14 @@ pub fn sweep(
         .filter(|(k, _)| k % plan.shard.1 == plan.shard.0)
         .map(|(_, c)| c)
         .collect();
+    for case in &mine {
+        check_done_matches(&plan.out, case)?;
+    }
     let mut report = SweepReport {
         ran: 0,
         skipped_done: 0,
         failed: 0,
+        failed_in_table: 0,
         stopped: false,
         table: table_path(&plan.out, plan.shard, "jsonl"),
     };
@@ -300,13 +317,46 @@ pub fn sweep(
             .iter()
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
-        let record = json!({"case": case.name, "params": params, "outcome": row});
+        let record =
+            json!({"case": case.name, "params": params, "args": case.args, "outcome": row});
         output::write_atomic(&dir.join("result.json"), format!("{record:#}\n").as_bytes())?;
         report.ran += 1;
         write_tables(&plan.out, plan.shard, &mine)?;
     }
-    write_tables(&plan.out, plan.shard, &mine)?;
+    report.failed_in_table = write_tables(&plan.out, plan.shard, &mine)?;
     Ok(report)
+}
+
+/// The record of `case` in sweep folder `out`, if it is done.
+fn record(out: &Path, case: &Case) -> Result<Option<Value>> {
+    let path = out.join(&case.name).join("result.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let record = serde_json::from_str(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
+    Ok(Some(record))
+}
+
+/// Refuses a done `case` whose record ran other flags: the folder holds another sweep's
+/// results (its file changed), which resuming would pass off as this one's.
+fn check_done_matches(out: &Path, case: &Case) -> Result<()> {
+    let Some(record) = record(out, case)? else {
+        return Ok(());
+    };
+    let done: Vec<&str> = record["args"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    match done == case.args {
+        true => Ok(()),
+        false => Err(invalid!(
+            "sweep folder {} holds case '{}' run with other flags ({}), not this sweep's ({}): use another --out folder, or remove that case's folder to run it again",
+            out.display(),
+            case.name,
+            done.join(" "),
+            case.args.join(" ")
+        )),
+    }
 }
 
 fn table_path(out: &Path, (i, n): (usize, usize), ext: &str) -> PathBuf {
@@ -321,12 +371,9 @@ fn table_path(out: &Path, (i, n): (usize, usize), ext: &str) -> PathBuf {
 fn rows(out: &Path, cases: &[&Case]) -> Result<Vec<Value>> {
     let mut rows = vec![];
     for case in cases {
-        let path = out.join(&case.name).join("result.json");
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Some(record) = record(out, case)? else {
             continue;
         };
-        let record: Value =
-            serde_json::from_str(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
         let outcome = &record["outcome"];
         let mut row = Map::new();
         row.insert("case".into(), record["case"].clone());
@@ -379,39 +426,64 @@ fn write_rows((jsonl, csv): (PathBuf, PathBuf), rows: &[Value]) -> Result<()> {
     output::write_atomic(&csv, text.as_bytes())
 }
 
-fn write_tables(out: &Path, shard: (usize, usize), cases: &[&Case]) -> Result<()> {
+/// Writes the shard's table of its done `cases`; how many of them failed.
+fn write_tables(out: &Path, shard: (usize, usize), cases: &[&Case]) -> Result<usize> {
     let rows = rows(out, cases)?;
-    write_rows(
-        (
-            table_path(out, shard, "jsonl"),
-            table_path(out, shard, "csv"),
-        ),
-        &rows,
-    )
+    let paths = (
+        table_path(out, shard, "jsonl"),
+        table_path(out, shard, "csv"),
+    );
+    write_rows(paths, &rows)?;
+    Ok(rows.iter().filter(|r| r["status"] == "failed").count())
+}
+
+/// The shard tables of sweep folder `out` (`results.shard-I-of-N.jsonl`), in shard order;
+/// an error unless they are all `N` shards of one sweep.
+fn shard_tables(out: &Path) -> Result<Vec<PathBuf>> {
+    let shard_of = |name: &str| {
+        let (i, n) = name
+            .strip_prefix("results.shard-")?
+            .strip_suffix(".jsonl")?
+            .split_once("-of-")?;
+        Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?))
+    };
+    let mut shards: Vec<((usize, usize), PathBuf)> = std::fs::read_dir(out)
+        .map_err(|e| invalid!("cannot read sweep folder {}: {e}", out.display()))?
+        .flatten()
+        .filter_map(|e| Some((shard_of(&e.file_name().to_string_lossy())?, e.path())))
+        .collect();
+    shards.sort();
+    let Some(&((_, n), _)) = shards.first() else {
+        return Err(invalid!(
+            "{} holds no shard tables (results.shard-I-of-N.jsonl)",
+            out.display()
+        ));
+    };
+    if let Some(((_, other), _)) = shards.iter().find(|((_, m), _)| *m != n) {
+        return Err(invalid!(
+            "{} holds shard tables of {n} and of {other} shards: merge the tables of one sweep only",
+            out.display()
+        ));
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|i| !shards.iter().any(|((j, _), _)| j == i))
+        .map(|i| format!("{i}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(invalid!(
+            "{} lacks the table of shard(s) {}: run them (--shard I/N) before merging",
+            out.display(),
+            missing.join(", ")
+        ));
+    }
+    Ok(shards.into_iter().map(|(_, path)| path).collect())
 }
 
 /// `sweep merge DIR`: joins the shards' tables of a sweep folder into `results.jsonl` and
 /// `results.csv` (rows in case order, each case once).
 pub fn merge(out: &Path) -> Result<PathBuf> {
     let mut rows: Vec<Value> = vec![];
-    let mut shards: Vec<PathBuf> = std::fs::read_dir(out)
-        .map_err(|e| invalid!("cannot read sweep folder {}: {e}", out.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().is_some_and(|n| {
-                n.to_string_lossy().starts_with("results.shard-")
-                    && n.to_string_lossy().ends_with(".jsonl")
-            })
-        })
-        .collect();
-    shards.sort();
-    if shards.is_empty() {
-        return Err(invalid!(
-            "{} holds no shard tables (results.shard-I-of-N.jsonl)",
-            out.display()
-        ));
-    }
+    let shards = shard_tables(out)?;
     for shard in shards {
         let text =
             std::fs::read_to_string(&shard).map_err(|e| invalid!("{}: {e}", shard.display()))?;
