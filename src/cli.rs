@@ -842,7 +842,12 @@ impl RunArgs {
             },
             engine_kind: EngineKind::parse(&self.engine_kind)?,
             out: match (&self.resume, self.no_output) {
-                (Some(dir), _) => Some(dir.clone()),
+                (Some(_), true) => {
+                    return Err(invalid!(
+                        "--resume continues the run in its output folder: it cannot go with --no-output"
+                    ))
+                }
+                (Some(dir), false) => Some(dir.clone()),
                 (None, no_output) => (!no_output).then(|| self.out.clone()),
             },
             snapshot_every: self.snapshot_every,

@@ -297,6 +297,22 @@ fn a_tsunami_resumes_bit_for_bit() {
     };
     let (all, rest) = (stepped(&whole), stepped(&parts));
     assert!(rest < all && 3 * rest + 3 >= 2 * all, "{rest} of {all}");
+    // A damaged checkpoint is refused before any output is written.
+    let eta = parts.join("checkpoint").join("frames_eta.f32");
+    std::fs::write(&eta, &std::fs::read(&eta).unwrap()[..100]).unwrap();
+    let before = std::fs::metadata(parts.join("tsunami.nc"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let out = wafer_emu(&[&case("4")[..], &["--resume", &at(&parts)]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("damaged frames"), "{stderr}");
+    let after = std::fs::metadata(parts.join("tsunami.nc"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
     for dir in [whole, parts, stopped] {
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -63,6 +63,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
     assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
     assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
     assert_rejected(
+        &run(&["--resume", "somewhere", "--no-output"]),
+        &["--resume", "cannot go with --no-output"],
+    );
+    assert_rejected(
         &run(&["--engine", "fused", "--time-block", "4"]),
         &["time-block = 4", "allowed 1, 3, 5, 7, 9, 15, 21"],
     );

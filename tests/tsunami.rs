@@ -223,6 +223,14 @@ fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
         assert!(read(blocked_out) == read(plain_out), "{file}");
     }
     assert_same_state(blocked, plain);
+    // Frames every 50 minutes and the last step's own, at 180 minutes (not the 200th).
+    for minute in ["00000", "00050", "00150", "00180"] {
+        let frame = Path::new(blocked_out).join(format!("eta_global_t{minute}min.png"));
+        assert!(frame.exists(), "{}", frame.display());
+    }
+    assert!(!Path::new(blocked_out)
+        .join("eta_global_t00200min.png")
+        .exists());
     for (_, out) in &runs {
         std::fs::remove_dir_all(out).unwrap();
     }

@@ -239,7 +239,9 @@ pub fn tsunami(
     if config.resume {
         let dir = checkpoint::latest(&config.out);
         tracker.restore(&dir)?;
-        frames = Frames::restore(&dir)?;
+        let grid = swe.grid();
+        let cells = config.netcdf_frames as usize * (grid.x * grid.y) as usize;
+        frames = Frames::restore(&dir, cells)?;
     }
     let mut stepper = Stepper {
         config,
@@ -292,10 +294,16 @@ struct Stepper<'a> {
 }
 
 impl Stepper<'_> {
-    /// Step `k` frame intervals in: frame `k` is drawn at the step nearest to it.
-    fn frame_step(&self, k: u64) -> u64 {
+    /// The step nearest to `k` frame intervals in, where frame `k` is drawn (past the last
+    /// step, the last step draws a frame of its own time).
+    fn nominal_frame_step(&self, k: u64) -> u64 {
         let dt = self.config.swe.dt();
-        ((k as f64 * self.config.frame_minutes * 60.0 / dt).round() as u64).min(self.steps)
+        (k as f64 * self.config.frame_minutes * 60.0 / dt).round() as u64
+    }
+
+    /// The step frame `k` is drawn at.
+    fn frame_step(&self, k: u64) -> u64 {
+        self.nominal_frame_step(k).min(self.steps)
     }
 
     /// Checkpoints every this many steps, if at all.
@@ -347,11 +355,12 @@ impl Stepper<'_> {
         let time = step as f64 * swe.dt();
         swe.check_state(state, step)?;
         self.tracker.sample(time, state, swe.sea_level());
-        let due = step >= self.frame_step(self.frames.done);
+        let due = step >= self.nominal_frame_step(self.frames.done);
         if !due && step != self.steps {
             return Ok(());
         }
-        // Named by the frame's nominal time (the title has the exact one).
+        // Named by the frame's nominal time (the title has the exact one), the last step's
+        // extra frame by its own.
         let minute = match due {
             true => self.frames.done as f64 * config.frame_minutes,
             false => time / 60.0,
@@ -440,8 +449,9 @@ impl Frames {
         ]
     }
 
-    /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]).
-    fn restore(dir: &Path) -> Result<Self> {
+    /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]), whose `eta` holds
+    /// `cells` values per frame.
+    fn restore(dir: &Path, cells: usize) -> Result<Self> {
         let read = |name: &str| output::read_bytes(&dir.join(name));
         let meta: serde_json::Value = serde_json::from_slice(&read("frames.json")?)
             .map_err(|e| crate::invalid!("{}: {e}", dir.join("frames.json").display()))?;
@@ -452,6 +462,14 @@ impl Frames {
         let eta = read("frames_eta.f32")?;
         if eta.len() % 4 != 0 {
             return Err(bad());
+        }
+        if times.len() as u64 != done || eta.len() != 4 * cells * times.len() {
+            return Err(invalid!(
+                "{}: damaged frames ({done} frames, {} times, {} eta values for {cells} per frame)",
+                dir.display(),
+                times.len(),
+                eta.len() / 4
+            ));
         }
         Ok(Self {
             done,

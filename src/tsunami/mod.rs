@@ -147,9 +147,11 @@ impl Gauge {
         let mut gauges = vec![];
         for (k, line) in text.lines().enumerate() {
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            if line.trim().is_empty()
-                || (k == 0 && fields.get(1).is_some_and(|f| f.parse::<f64>().is_err()))
-            {
+            // A header names all three columns (`name,lat,lon`): no number where one belongs.
+            let header = k == 0
+                && fields.len() == 3
+                && fields[1..].iter().all(|f| f.parse::<f64>().is_err());
+            if line.trim().is_empty() || header {
                 continue;
             }
             let bad = || {
@@ -376,5 +378,40 @@ impl Tracker {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gauges from `text` as a file; the error otherwise.
+    fn read(name: &str, text: &str) -> std::result::Result<Vec<(String, f64, f64)>, String> {
+        let path =
+            std::env::temp_dir().join(format!("wafer-emu-gauges-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let gauges = Gauge::read_csv(&path);
+        std::fs::remove_file(&path).unwrap();
+        gauges
+            .map(|g| g.iter().map(|g| (g.name.clone(), g.lat, g.lon)).collect())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_gauges_file_may_start_with_a_header_and_bad_lines_are_named() {
+        let tokyo = vec![("Tokyo".to_string(), 35.6, 139.8)];
+        assert_eq!(
+            read("header", "name, lat, lon\nTokyo, 35.6, 139.8\n").unwrap(),
+            tokyo
+        );
+        assert_eq!(read("plain", "\nTokyo,35.6,139.8").unwrap(), tokyo);
+        for (case, text) in [
+            ("number", "Tokyo,abc,139.8\n"),
+            ("comma", "\"Tok,yo\",35.6,139.8\n"),
+            ("lat", "name,lat,lon\nTokyo,95,139.8\n"),
+        ] {
+            let error = read(case, text).unwrap_err();
+            assert!(error.contains("is not NAME, LAT, LON"), "{case}: {error}");
+        }
     }
 }
