@@ -87,48 +87,67 @@ pub fn toml_flags(
     let command = cli
         .find_subcommand(name)
         .ok_or_else(|| invalid!("unknown command '{name}'"))?;
-    let known: Vec<String> = command
+    let args: Vec<&clap::Arg> = command
         .get_arguments()
-        .filter_map(|a| a.get_long())
-        .filter(|&long| long != "config")
-        .map(String::from)
+        .filter(|a| a.get_long().is_some_and(|long| long != "config"))
         .collect();
     let takes_kernel = command.get_positionals().any(|a| a.get_id() == "kernel");
-    let scalar = |key: &str, v: &toml::Value| {
-        match v {
+    let (mut kernel, mut flags) = (None, vec![]);
+    for (key, value) in table {
+        if key == "kernel" && takes_kernel {
+            kernel = Some(toml_scalar(path, key, value)?);
+            continue;
+        }
+        let long = key.replace('_', "-");
+        let Some(arg) = args.iter().find(|a| a.get_long() == Some(long.as_str())) else {
+            let known: Vec<&str> = takes_kernel
+                .then_some("kernel")
+                .into_iter()
+                .chain(args.iter().filter_map(|a| a.get_long()))
+                .collect();
+            return Err(invalid!(
+                "run file {path}: unknown key '{key}': allowed {}",
+                known.join(", ")
+            ));
+        };
+        let flag = format!("--{long}");
+        match (arg.get_action(), value) {
+            (clap::ArgAction::SetTrue, toml::Value::Boolean(on)) => {
+                flags.extend(on.then_some(flag))
+            }
+            (clap::ArgAction::SetTrue, other) => {
+                return Err(invalid!(
+                    "run file {path}: '{key}' is a switch: allowed true or false, not {}",
+                    other.type_str()
+                ))
+            }
+            (clap::ArgAction::Append, toml::Value::Array(items)) => {
+                for item in items {
+                    flags.extend([flag.clone(), toml_scalar(path, key, item)?]);
+                }
+            }
+            (_, toml::Value::Array(_)) => {
+                return Err(invalid!(
+                    "run file {path}: '{key}' takes one value, not a list"
+                ))
+            }
+            (_, other) => flags.extend([flag, toml_scalar(path, key, other)?]),
+        }
+    }
+    Ok((kernel, flags))
+}
+
+/// The text of a run file's value for `key`: a string or a number.
+fn toml_scalar(path: &str, key: &str, value: &toml::Value) -> Result<String> {
+    match value {
         toml::Value::String(s) => Ok(s.clone()),
         toml::Value::Integer(i) => Ok(i.to_string()),
         toml::Value::Float(f) => Ok(f.to_string()),
         other => Err(invalid!(
-            "run file {path}: '{key}' is {}: allowed a string, a number, true/false or a list of them",
+            "run file {path}: '{key}' is {}: allowed a string or a number",
             other.type_str()
         )),
     }
-    };
-    let (mut kernel, mut flags) = (None, vec![]);
-    for (key, value) in table {
-        if key == "kernel" && takes_kernel {
-            kernel = Some(scalar(key, value)?);
-            continue;
-        }
-        let long = key.replace('_', "-");
-        if !known.contains(&long) {
-            return Err(invalid!(
-                "run file {path}: unknown key '{key}': allowed kernel, {}",
-                known.join(", ")
-            ));
-        }
-        match value {
-            toml::Value::Boolean(on) => flags.extend(on.then(|| format!("--{long}"))),
-            toml::Value::Array(items) => {
-                for item in items {
-                    flags.extend([format!("--{long}"), scalar(key, item)?]);
-                }
-            }
-            other => flags.extend([format!("--{long}"), scalar(key, other)?]),
-        }
-    }
-    Ok((kernel, flags))
 }
 
 #[derive(Debug, Subcommand)]

@@ -1249,5 +1249,30 @@ fn run_files_hold_the_command_line_and_flags_override_them() {
         &["run", "--config", bad.to_str().unwrap()],
         &["unknown key 'stepz'", "steps"],
     );
+    for (command, text, needles) in [
+        (
+            "run",
+            "steps = [3, 5]\n",
+            &["'steps' takes one value, not a list"][..],
+        ),
+        (
+            "run",
+            "no_output = \"yes\"\n",
+            &["'no_output' is a switch: allowed true or false"],
+        ),
+        (
+            "run",
+            "steps = true\n",
+            &["'steps' is boolean: allowed a string or a number"],
+        ),
+        (
+            "adapters",
+            "kernel = \"heat5\"\n",
+            &["unknown key 'kernel': allowed backend"],
+        ),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        assert_rejected(&[command, "--config", bad.to_str().unwrap()], needles);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
