@@ -37,9 +37,10 @@ use std::sync::Arc;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// A run file: TOML whose keys are the command's long flags (`steps = 100`, `check =
-    /// true`, `link = ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line
-    /// override it, unknown keys are refused by name
+    /// A run file, given after the command (`wafer-emu run --config FILE.toml`): TOML whose
+    /// keys are the command's long flags (`steps = 100`, `check = true`, `link =
+    /// ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line override it,
+    /// unknown keys are refused by name
     #[arg(long, global = true, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
 }
@@ -766,7 +767,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1024)]
     pub grid: u32,
     /// Points per PE side to compare (comma-separated); the wafer has grid/n PEs per side
-    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16, 32])]
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     pub n: Vec<u32>,
     /// Steps per timed repetition (rounded up to whole time blocks)
     #[arg(long, default_value_t = 20)]

@@ -206,7 +206,7 @@ pub fn create_dir(dir: &Path) -> Result<()> {
 
 /// The bytes of the file at `path`; the error names it.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| io_error(path, e))
+    std::fs::read(path).map_err(|e| crate::invalid!("cannot read {}: {e}", path.display()))
 }
 
 /// Reads a 2-D little-endian f32 `.npy` file as written by [`field_npy`].

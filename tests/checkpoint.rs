@@ -225,6 +225,19 @@ fn a_checkpoint_of_another_problem_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("belongs to another problem"), "{stderr}");
+    // A NaN in the checkpoint's field: damaged, named with its point.
+    let field = dir.join("checkpoint").join("u.npy");
+    let mut bytes = std::fs::read(&field).unwrap();
+    let at = bytes.len() - 4 * 16 + 4 * 5;
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(&field, bytes).unwrap();
+    let out = wafer_emu(&[&small[..], &["--steps", "9", "--resume", d]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a damaged checkpoint, NaN at point (5, 15)"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

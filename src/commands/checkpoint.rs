@@ -125,11 +125,25 @@ pub(crate) fn read(
     let step = meta["step"]
         .as_u64()
         .ok_or_else(|| invalid!("{}: no step", dir.display()))?;
+    let read = |name: &&str| {
+        let path = dir.join(format!("{name}.npy"));
+        let field = output::read_field_npy(&path)?;
+        match field.data.iter().position(|v| !v.is_finite()) {
+            None => Ok(field),
+            Some(at) => Err(invalid!(
+                "{}: a damaged checkpoint, {} at point ({}, {})",
+                path.display(),
+                field.data[at],
+                at % field.nx as usize,
+                at / field.nx as usize
+            )),
+        }
+    };
     let fields = problem
         .spec()
         .fields
         .iter()
-        .map(|name| output::read_field_npy(&dir.join(format!("{name}.npy"))))
+        .map(read)
         .collect::<Result<_>>()?;
     Ok((step, fields))
 }

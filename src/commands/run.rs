@@ -384,7 +384,10 @@ impl fmt::Display for RunReport {
             flops / secs.max(1e-12)
         )?;
         for (name, (lo, hi)) in spec.fields.iter().zip(&self.final_field_range) {
-            writeln!(f, "range of {name:<5}[{lo:.6e}, {hi:.6e}]")?;
+            match lo <= hi {
+                true => writeln!(f, "range of {name:<5}[{lo:.6e}, {hi:.6e}]")?,
+                false => writeln!(f, "range of {name:<5}none: every value is NaN")?,
+            }
         }
         if let Some(check) = &self.check {
             let verdict = match check.differing_points {
