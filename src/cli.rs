@@ -811,7 +811,7 @@ fn parse_time_block(s: &str) -> std::result::Result<BenchTimeBlock, String> {
 }
 
 fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
-    let bad = || format!("'{s}' is not a PE count: use WxH such as 64x64, or one number");
+    let bad = || format!("'{s}' is not a count WxH: use two counts such as 64x64, or one number");
     let (w, h) = s.split_once(['x', 'X']).unwrap_or((s, s));
     Ok((
         w.trim().parse().map_err(|_| bad())?,

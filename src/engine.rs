@@ -38,11 +38,17 @@ impl EngineRequest {
     /// `WGPU_ADAPTER_NAME`.
     pub fn new(backend: Option<&str>, adapter: Option<&str>) -> Result<Self> {
         let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
-        let backend = match backend.map(str::to_owned).or_else(|| env("WGPU_BACKEND")) {
+        let (backend, from) = match backend {
+            Some(b) => (Some(b.to_owned()), "--backend"),
+            None => (env("WGPU_BACKEND"), "WGPU_BACKEND"),
+        };
+        let backend = match backend {
             None => BackendChoice::Auto,
             Some(b) if b.eq_ignore_ascii_case("auto") => BackendChoice::Auto,
             Some(b) if b.eq_ignore_ascii_case("cpu") => BackendChoice::Cpu,
-            Some(b) => BackendChoice::Gpu(parse_backend(&b)?),
+            Some(b) => {
+                BackendChoice::Gpu(parse_backend(&b).map_err(|e| crate::invalid!("{from}: {e}"))?)
+            }
         };
         let adapter = adapter
             .map(str::to_owned)

@@ -160,7 +160,18 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(
         &run(&["--backend", "cuda"]),
-        &["unknown backend 'cuda'", "vulkan"],
+        &["--backend: unknown backend 'cuda'", "vulkan"],
+    );
+    let from_env = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args(run(&[]))
+        .env("WGPU_BACKEND", "cuda")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&from_env.stderr);
+    assert_eq!(from_env.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("WGPU_BACKEND: unknown backend 'cuda'"),
+        "{stderr}"
     );
     assert_rejected(&run(&["--dt", "0.4"]), &["dt = 0.4", "dt <= 0.25"]);
     assert_rejected(

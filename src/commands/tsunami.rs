@@ -515,9 +515,12 @@ impl View {
             swe.cell_at(lat, lon)
         };
         let (Some(sw), Some(ne)) = (corner(r.south, r.west), corner(r.north, r.east)) else {
+            let name = match r.name.as_str() {
+                "region" => String::new(),
+                name => format!(" {name}"),
+            };
             return Err(invalid!(
-                "region {} ({}..{} N) lies outside the grid's latitudes",
-                r.name,
+                "--region{name} ({}..{} N) lies outside the grid's latitudes",
                 r.south,
                 r.north
             ));
