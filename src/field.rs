@@ -74,6 +74,18 @@ pub enum InitialCondition {
     Index,
 }
 
+/// The command line's form, which [`InitialCondition::parse`] reads back.
+impl std::fmt::Display for InitialCondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::Gauss => write!(f, "gauss"),
+            Self::Mode { kx, ky } => write!(f, "mode:{kx},{ky}"),
+            Self::Random { seed } => write!(f, "random:{seed}"),
+            Self::Index => write!(f, "index"),
+        }
+    }
+}
+
 impl InitialCondition {
     /// Parses `gauss`, `mode:KX,KY`, `random:SEED` or `index`.
     pub fn parse(s: &str) -> Result<Self> {

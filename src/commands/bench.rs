@@ -618,9 +618,10 @@ impl fmt::Display for BenchReport {
             self.engine,
             g = c.grid
         )?;
+        let width = self.rows.iter().map(|r| r.name.len()).fold(48, usize::max);
         writeln!(
             f,
-            "{:<48} {:>9} {:>7} {:>9} {:>8} {:>7}",
+            "{:<width$} {:>9} {:>7} {:>9} {:>8} {:>7}",
             "variant", "G upd/s", "GB/s", "/ceiling", "/global", "/wafer"
         )?;
         let global = self.rate("GPU global");
@@ -649,7 +650,7 @@ impl fmt::Display for BenchReport {
             };
             writeln!(
                 f,
-                "{:<48} {:>9.3} {:>7.2} {:>9} {:>8} {:>7}",
+                "{:<width$} {:>9.3} {:>7.2} {:>9} {:>8} {:>7}",
                 row.name,
                 row.updates_per_second / 1e9,
                 self.bandwidth(row) / 1e9,

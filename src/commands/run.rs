@@ -343,7 +343,7 @@ impl fmt::Display for RunReport {
             spec.stages.len()
         )?;
         for (key, value) in self.problem.kernel.describe() {
-            writeln!(f, "  {key:<12}{value}")?;
+            writeln!(f, "  {key:<12} {value}")?;
         }
         if let Some(dt) = self.problem.kernel.seconds_per_step() {
             writeln!(

@@ -399,4 +399,24 @@ mod tests {
             }
         }
     }
+
+    /// The summaries print initial conditions, walls and sea floors as the command line
+    /// writes them, and the parsers read them back.
+    #[test]
+    fn initial_conditions_walls_and_sea_floors_print_as_they_parse() {
+        use crate::field::InitialCondition;
+        for text in ["gauss", "mode:2,3", "random:7", "index"] {
+            assert_eq!(InitialCondition::parse(text).unwrap().to_string(), text);
+        }
+        for text in ["rest", "hump:20,-150,10,500", "williamson2", "random:9"] {
+            assert_eq!(swe::SweInit::parse(text).unwrap().to_string(), text);
+        }
+        for text in ["no-slip", "prescribed"] {
+            assert_eq!(swe::Walls::parse(text).unwrap().to_string(), text);
+        }
+        let flat = swe::Bathymetry::Flat(4000.0);
+        assert_eq!(flat.to_string(), "flat:4000");
+        let etopo = swe::Bathymetry::Etopo(swe::relief::ReliefGrid::OneDegree);
+        assert_eq!(etopo.to_string(), "etopo1-1deg");
+    }
 }

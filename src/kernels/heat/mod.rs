@@ -166,7 +166,7 @@ impl Kernel for Heat {
                 format!("A = {a}, C = {c}, D = {d}, E = {e}"),
             ),
             ("dt".into(), dt.to_string()),
-            ("init".into(), format!("{:?}", self.init)),
+            ("init".into(), self.init.to_string()),
         ]
     }
 }

@@ -148,6 +148,34 @@ pub enum SweInit {
     Random { seed: u64 },
 }
 
+/// The command line's form, which [`SweInit::parse`] reads back.
+impl std::fmt::Display for SweInit {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::Rest => write!(f, "rest"),
+            Self::Hump {
+                lat,
+                lon,
+                height,
+                radius,
+            } => write!(f, "hump:{lat},{lon},{height},{}", radius / 1e3),
+            Self::Williamson2 { .. } => write!(f, "williamson2"),
+            Self::Random { seed } => write!(f, "random:{seed}"),
+        }
+    }
+}
+
+/// The command line's form (`--relief`).
+impl std::fmt::Display for Bathymetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::Flat(depth) => write!(f, "flat:{depth}"),
+            Self::Etopo(grid) => write!(f, "{}", grid.name()),
+            Self::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
 impl SweInit {
     /// Parses `rest`, `hump[:LAT,LON,HEIGHT_M,RADIUS_KM]`, `williamson2` or `random:SEED`.
     pub fn parse(s: &str) -> Result<Self> {
@@ -223,6 +251,16 @@ pub enum Walls {
     /// The wall rows keep their initial state and let the flow next to them run on: the exact
     /// solution of a steady case (Williamson's test case 2) continued past the cut.
     Prescribed,
+}
+
+/// The command line's form, which [`Walls::parse`] reads back.
+impl std::fmt::Display for Walls {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NoSlip => "no-slip",
+            Self::Prescribed => "prescribed",
+        })
+    }
 }
 
 impl Walls {
@@ -789,11 +827,11 @@ impl Kernel for Swe {
                 "latitudes".into(),
                 format!("{} .. {} degrees (walls)", c.lat_range.0, c.lat_range.1),
             ),
-            ("bathymetry".into(), format!("{:?}", c.bathymetry)),
-            ("init".into(), format!("{:?}", c.init)),
+            ("bathymetry".into(), c.bathymetry.to_string()),
+            ("init".into(), c.init.to_string()),
             ("dt".into(), format!("{:.4} s (CFL {})", self.dt(), c.cfl)),
             ("coriolis".into(), c.coriolis.to_string()),
-            ("walls".into(), format!("{:?}", c.walls)),
+            ("walls".into(), c.walls.to_string()),
             (
                 "sea level".into(),
                 format!("{:.1} m above the reference sphere", self.sea_level),
