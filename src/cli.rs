@@ -267,7 +267,7 @@ pub struct TsunamiArgs {
     #[arg(long, default_value = "30min")]
     pub resolution: String,
     /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple)
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
     pub n: u32,
     /// Cut latitudes SOUTH,NORTH in degrees (walls)
     #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
@@ -563,7 +563,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_pes)]
     pub pes: Option<(u32, u32)>,
     /// Grid points per PE side (each PE owns n x n points)
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
     pub n: u32,
     /// Time steps (a shallow-water step is two half steps, two remaps)
     #[arg(long, default_value_t = 1000)]
@@ -642,7 +642,7 @@ pub struct ClusterArgs {
     #[arg(long, default_value = "1x1", value_parser = parse_pes)]
     pub wafers: (u32, u32),
     /// Delay of every link, in rounds (one round = one step of an unhindered wafer)
-    #[arg(long, default_value_t = LinkSpec::default().delay)]
+    #[arg(long, default_value_t = LinkSpec::default().delay, value_parser = clap::value_parser!(u32).range(0..=crate::cluster::link::MAX_DELAY as i64))]
     pub link_delay: u32,
     /// Capacity of every link, in packages (0 cannot progress and is reported)
     #[arg(long, default_value_t = LinkSpec::default().capacity)]
@@ -767,7 +767,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1024)]
     pub grid: u32,
     /// Points per PE side to compare (comma-separated); the wafer has grid/n PEs per side
-    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32", value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
     pub n: Vec<u32>,
     /// Steps per timed repetition (rounded up to whole time blocks)
     #[arg(long, default_value_t = 20)]
@@ -920,7 +920,7 @@ pub struct PredictArgs {
     #[arg(long, default_value = "cs3")]
     pub pes: String,
     /// Grid points per PE side
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
     pub n: u32,
     /// dt (domain translation, the default), static, or ghosts:G (overlapping ghosts of width G)
     #[arg(long)]

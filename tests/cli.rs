@@ -59,9 +59,13 @@ fn bad_input_is_rejected_with_exit_code_2() {
     let out = scratch("bad");
     let out = out.to_str().unwrap();
     let run = |extra: &[&'static str]| heat_run(out, extra);
-    assert_rejected(&run(&["--n", "0"]), &["n = 0", "1..=4096"]);
+    assert_rejected(&run(&["--n", "0"]), &["'0' for '--n <N>'", "1..=4096"]);
+    assert_rejected(&run(&["--n", "-1"]), &["'-1' for '--n <N>'", "1..=4096"]);
     assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
-    assert_rejected(&run(&["--n", "5000"]), &["n = 5000", "1..=4096"]);
+    assert_rejected(
+        &run(&["--n", "5000"]),
+        &["'5000' for '--n <N>'", "1..=4096"],
+    );
     assert_rejected(
         &run(&["--resume", "somewhere", "--no-output"]),
         &["--resume", "cannot go with --no-output"],
@@ -211,7 +215,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(
         &run(&["--link-delay", "5000"]),
-        &["link delay = 5000", "0..=1000"],
+        &["'5000' for '--link-delay <LINK_DELAY>'", "0..=1000"],
     );
     assert_rejected(
         &run(&["--link", "0,0,left:delay=1"]),
