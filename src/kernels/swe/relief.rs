@@ -91,6 +91,9 @@ impl Relief {
             nx: u32,
             ny: u32,
             registration: String,
+            dtype: Option<String>,
+            byte_order: Option<String>,
+            header_bytes: Option<u64>,
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| invalid!("cannot read relief descriptor {}: {e}", path.display()))?;
@@ -100,8 +103,31 @@ impl Relief {
                 path.display()
             )
         })?;
+        let bad = |key: &str, value: &str, allowed: &str| {
+            invalid!(
+                "relief descriptor {}: {key} = {value}: allowed {allowed}",
+                path.display()
+            )
+        };
+        if let Some(dtype) = d.dtype.filter(|t| t != "int16") {
+            return Err(bad("dtype", &dtype, "int16"));
+        }
+        if let Some(order) = d.byte_order.filter(|o| o != "little-endian") {
+            return Err(bad("byte_order", &order, "little-endian"));
+        }
+        if let Some(header) = d.header_bytes.filter(|&h| h != 0) {
+            return Err(bad("header_bytes", &header.to_string(), "0"));
+        }
+        let cell_centred = match d.registration.split_whitespace().next() {
+            Some(r) if r.starts_with("cell") => true,
+            Some(r) if r.starts_with("grid") => false,
+            _ => {
+                let allowed = "cell-centred or grid (node) registration";
+                return Err(bad("registration", &d.registration, allowed));
+            }
+        };
         let file = path.parent().unwrap_or(Path::new(".")).join(&d.file);
-        Relief::from_file(&file, d.nx, d.ny, d.registration.starts_with("cell"))
+        Relief::from_file(&file, d.nx, d.ny, cell_centred)
     }
 
     /// Decodes raw little-endian `i16` samples, row-major, `nx` per row. The size must be
@@ -218,6 +244,49 @@ mod tests {
             err.contains("'gebco'") && err.contains("etopo1-6min"),
             "{err}"
         );
+    }
+
+    /// Descriptors of another sample type, byte order, header or registration are refused by
+    /// the key; the shipped ones load.
+    #[test]
+    fn descriptors_name_what_they_cannot_describe() {
+        let dir = std::env::temp_dir().join(format!("wafer-emu-relief-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("g.i16"), [0u8; 2 * 4 * 3]).unwrap();
+        let base = r#""file": "g.i16", "nx": 4, "ny": 3, "registration": "cell-centred""#;
+        let descriptor = |extra: &str| {
+            let path = dir.join("g.json");
+            std::fs::write(&path, format!("{{{base}{extra}}}")).unwrap();
+            Relief::from_descriptor(&path).map(|r| (r.nx, r.ny))
+        };
+        assert_eq!(
+            descriptor(r#", "dtype": "int16", "header_bytes": 0"#).unwrap(),
+            (4, 3)
+        );
+        for (extra, needle) in [
+            (r#", "dtype": "float64""#, "dtype = float64: allowed int16"),
+            (r#", "byte_order": "big-endian""#, "byte_order = big-endian"),
+            (r#", "header_bytes": 10"#, "header_bytes = 10: allowed 0"),
+        ] {
+            let error = descriptor(extra).unwrap_err().to_string();
+            assert!(error.contains(needle), "{extra}: {error}");
+        }
+        let odd = dir.join("odd.json");
+        std::fs::write(
+            &odd,
+            format!("{{{}}}", base.replace("cell-centred", "corner")),
+        )
+        .unwrap();
+        let error = Relief::from_descriptor(&odd).unwrap_err().to_string();
+        assert!(error.contains("registration = corner"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/relief");
+        for name in [
+            "etopo1_icefix_1deg_cell_360x180.json",
+            "etopo1_icefix_6min_grid_3600x1801.json",
+        ] {
+            Relief::from_descriptor(&assets.join(name)).unwrap();
+        }
     }
 
     #[test]
