@@ -658,6 +658,39 @@ fn the_global_engine_runs_and_checks_against_the_wafer() {
     );
 }
 
+/// Flags that an engine cannot honour are named in a warning, and the run goes on.
+#[test]
+fn flags_an_engine_ignores_are_named() {
+    let small = [
+        "run",
+        "heat5",
+        "--pes",
+        "3x3",
+        "--n",
+        "3",
+        "--steps",
+        "3",
+        "--no-output",
+    ];
+    for (extra, warning) in [
+        (
+            &["--backend", "cpu", "--engine", "fused"][..],
+            "--engine fused runs its wafer",
+        ),
+        (
+            &["--engine", "global", "--time-block", "3"],
+            "--time-block is ignored",
+        ),
+    ] {
+        let out = wafer_emu(&[&small[..], extra].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stderr.contains(warning),
+            "{extra:?}: {stderr}"
+        );
+    }
+}
+
 /// `--engine auto` (the default) runs heat on the fused engine, bit for bit equal to the
 /// global kernel: at small n with time blocks, on a CPU adapter in registers over the dense
 /// grid, on a GPU in tiles; at large n with time blocks on a CPU adapter and direct reads on

@@ -137,6 +137,12 @@ pub fn run(
     if ctx.is_none() && config.engine.placement.devices > 1 {
         on_warning("warning: the CPU backend runs every wafer on one device: --devices is ignored");
     }
+    if ctx.is_none() && config.engine_kind == EngineKind::Fused {
+        on_warning("warning: the CPU backend has no fused engine: --engine fused runs its wafer");
+    }
+    if config.engine_kind == EngineKind::Global && config.engine.placement.time_block > 1 {
+        on_warning("warning: the global kernel has no wafers to block: --time-block is ignored");
+    }
     // Its snapshots and checkpoints read the state too, but their intervals are left to the
     // engine: a block that does not fit between two of them runs as single steps.
     let run = engine::RunLength::whole(config.steps - offset);
