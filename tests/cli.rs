@@ -201,6 +201,11 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["bench", "--grid", "100", "--n", "8"],
         &["n = 8", "grid side 100"],
     );
+    assert_rejected(&["bench", "--grid", "0"], &["grid = 0", "allowed 1..="]);
+    assert_rejected(
+        &["bench", "--grid", "1000000", "--n", "4"],
+        &["n = 4 leaves 250000 PEs per side", "at most 16384"],
+    );
     assert_rejected(
         &run(&["--wafers", "0x2"]),
         &["wafers along x = 0", "1..=16"],

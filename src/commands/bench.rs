@@ -62,6 +62,13 @@ impl BenchConfig {
                 self.reps
             ));
         }
+        let most = crate::wafer::MAX_PES as u64 * crate::wafer::MAX_N as u64;
+        if self.grid == 0 || self.grid as u64 > most {
+            return Err(invalid!(
+                "grid = {}: allowed 1..={most} points per side",
+                self.grid
+            ));
+        }
         let Some(&n) = self.ns.first() else {
             return Err(invalid!("no n given: allowed one or more values of n"));
         };
@@ -69,6 +76,13 @@ impl BenchConfig {
             if n == 0 || !self.grid.is_multiple_of(n) {
                 return Err(invalid!(
                     "n = {n} must divide the grid side {} (n >= 1)",
+                    self.grid
+                ));
+            }
+            let (pes, most) = (self.grid / n, crate::wafer::MAX_PES);
+            if pes > most {
+                return Err(invalid!(
+                    "n = {n} leaves {pes} PEs per side of a {} grid: allowed at most {most} (a larger n)",
                     self.grid
                 ));
             }
