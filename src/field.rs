@@ -4,12 +4,13 @@ use rayon::prelude::*;
 
 use crate::{invalid, Result};
 
-/// `f(x, y)` for every point of an `nx x ny` grid, row-major, rows computed in parallel.
+/// `f(x, y)` for every point of an `nx x ny` grid, row-major, computed in parallel.
 pub fn grid_values<T: Send>(nx: u32, ny: u32, f: impl Fn(u32, u32) -> T + Sync) -> Vec<T> {
-    (0..ny)
+    // An indexed iterator collects straight into a vector of the final length.
+    let width = nx.max(1) as usize;
+    (0..nx as usize * ny as usize)
         .into_par_iter()
-        .flat_map_iter(|y| (0..nx).map(move |x| (x, y)))
-        .map(|(x, y)| f(x, y))
+        .map(|i| f((i % width) as u32, (i / width) as u32))
         .collect()
 }
 

@@ -675,9 +675,15 @@ impl Swe {
     }
 
     fn initial_field(&self, f: impl Fn(u32, u32, f64, f64) -> f64 + Sync) -> GlobalField {
+        // Each row's latitude and each column's longitude once (the same values as lat_lon's).
+        let lats: Vec<f64> = (0..self.grid.y)
+            .map(|y| self.lat_lon(0, y).0.to_radians())
+            .collect();
+        let lons: Vec<f64> = (0..self.grid.x)
+            .map(|x| self.lat_lon(x, 0).1.to_radians())
+            .collect();
         GlobalField::from_fn(self.grid.x, self.grid.y, |x, y| {
-            let (lat, lon) = self.lat_lon(x, y);
-            f(x, y, lat.to_radians(), lon.to_radians()) as f32
+            f(x, y, lats[y as usize], lons[x as usize]) as f32
         })
     }
 }
@@ -693,8 +699,11 @@ fn elevation(bathymetry: &Bathymetry, m: &Mercator) -> Result<Vec<f64>> {
         Bathymetry::Etopo(grid) => Relief::builtin(*grid)?,
         Bathymetry::File(path) => Relief::from_descriptor(path)?,
     };
+    // Each row's latitude and each column's longitude once, not per point.
+    let lats: Vec<f64> = (0..m.ny).map(|y| m.lat(y as f64).to_degrees()).collect();
+    let lons: Vec<f64> = (0..m.nx).map(|x| m.lon(x as f64).to_degrees()).collect();
     Ok(grid_values(m.nx, m.ny, |x, y| {
-        relief.elevation(m.lon(x as f64).to_degrees(), m.lat(y as f64).to_degrees())
+        relief.elevation(lons[x as usize], lats[y as usize])
     }))
 }
 
