@@ -15,9 +15,16 @@ pub fn adapters(request: &EngineRequest) -> Vec<String> {
         name: request.adapter.clone(),
     });
     if found.is_empty() {
-        return vec![
-            "no GPU adapter found; `run --backend auto` falls back to the CPU backend".into(),
-        ];
+        let line = match (&request.backend, &request.adapter) {
+            (BackendChoice::Auto, None) => {
+                "no GPU adapter found; `run --backend auto` falls back to the CPU backend".into()
+            }
+            (_, Some(name)) => {
+                format!("no GPU adapter matches '{name}'; a run asking for it is refused")
+            }
+            _ => "no GPU adapter found for this backend; a run asking for it is refused".into(),
+        };
+        return vec![line];
     }
     found
         .iter()
