@@ -123,14 +123,15 @@ fn predict(args: &PredictArgs) -> Result<()> {
     let (command, json) = (args.command()?, args.json.target()?);
     let bar = ProgressBar::new_spinner();
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
-    let (text, prediction) =
-        commands::predict::predict(&command, &mut warn, &mut |steps, most| {
-            bar.set_message(format!(
-            "model: {steps} steps simulated (stops when two windows agree, at most {most}), {:.0?}",
-            bar.elapsed()
+    let mut progress = |steps, most| {
+        let agree = "stops when two windows agree";
+        let elapsed = bar.elapsed();
+        bar.set_message(format!(
+            "model: {steps} steps simulated ({agree}, at most {most}), {elapsed:.0?}"
         ));
-            bar.tick();
-        })?;
+        bar.tick();
+    };
+    let (text, prediction) = commands::predict::predict(&command, &mut warn, &mut progress)?;
     bar.finish_and_clear();
     report(&text, json, || prediction.json())
 }

@@ -46,40 +46,58 @@ fn address_space_limit(limits: &str) -> Option<u64> {
     line.split_whitespace().nth(3)?.parse().ok()
 }
 
-/// The least headroom (`memory.max` less `memory.current`) of the cgroup v2 group named in
-/// `/proc/self/cgroup` and of the groups above it, or of cgroup v1's memory group.
+/// The least headroom of the process's memory control groups and of the groups above them,
+/// up to the root that `/proc/self/cgroup` shows (a container's own): the limit less what the
+/// group uses, its reclaimable page cache not counted. cgroup v2 (`memory.max`) and v1's
+/// memory controller (`memory.limit_in_bytes`) alike.
 fn cgroup_headroom(cgroup: &str) -> Option<u64> {
-    let number = |path: String| {
-        std::fs::read_to_string(path)
-            .ok()?
-            .trim()
-            .parse::<u64>()
-            .ok()
-    };
-    let headroom = |dir: &str, limit: &str, usage: &str| {
-        Some(number(format!("{dir}/{limit}"))?.saturating_sub(number(format!("{dir}/{usage}"))?))
-    };
     let v2 = cgroup.lines().find_map(|l| l.strip_prefix("0::"));
-    match v2 {
-        Some(path) => ancestors(path)
-            .filter_map(|p| {
-                headroom(
-                    &format!("/sys/fs/cgroup{p}"),
-                    "memory.max",
-                    "memory.current",
-                )
-            })
-            .min(),
-        None => headroom(
-            "/sys/fs/cgroup/memory",
+    let v1 = cgroup.lines().find_map(|l| {
+        let (_, rest) = l.split_once(':')?;
+        let (controllers, path) = rest.split_once(':')?;
+        controllers
+            .split(',')
+            .any(|c| c == "memory")
+            .then_some(path)
+    });
+    let groups = |root: &'static str, path: Option<&str>| {
+        let dirs: Vec<String> = path
+            .map(|p| ancestors(p).map(|a| format!("{root}{a}")).collect())
+            .unwrap_or_default();
+        dirs.into_iter().chain([root.to_string()])
+    };
+    let v2 = groups("/sys/fs/cgroup", v2)
+        .filter_map(|dir| headroom(&dir, ["memory.max", "memory.current", "inactive_file"]));
+    let v1 = groups("/sys/fs/cgroup/memory", v1).filter_map(|dir| {
+        let files = [
             "memory.limit_in_bytes",
             "memory.usage_in_bytes",
-        ),
-    }
+            "total_inactive_file",
+        ];
+        headroom(&dir, files)
+    });
+    v2.chain(v1).min()
 }
 
-/// `/a/b/c`, `/a/b`, `/a`: a cgroup path and the groups above it, the root left out (it has
-/// no limit).
+/// The headroom of the group in `dir`: its limit less its usage (files `[limit, usage]`),
+/// the `memory.stat` entry `cache` (page cache the kernel frees on demand) given back.
+fn headroom(dir: &str, [limit, usage, cache]: [&str; 3]) -> Option<u64> {
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).ok();
+    let number = |name: &str| read(name)?.trim().parse::<u64>().ok();
+    let (limit, usage) = (number(limit)?, number(usage)?);
+    let reclaimable = read("memory.stat")
+        .and_then(|stat| stat_field(&stat, cache))
+        .unwrap_or(0);
+    Some(limit.saturating_sub(usage.saturating_sub(reclaimable)))
+}
+
+/// The value of a `NAME N` line of `memory.stat`.
+fn stat_field(stat: &str, name: &str) -> Option<u64> {
+    stat.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// `/a/b/c`, `/a/b`, `/a`: a cgroup path and the groups above it, short of the root.
 fn ancestors(path: &str) -> impl Iterator<Item = &str> {
     let path = path.trim().trim_end_matches('/');
     std::iter::successors(Some(path), |p| p.rfind('/').map(|i| &p[..i])).filter(|p| !p.is_empty())
@@ -110,6 +128,9 @@ mod tests {
             ]
         );
         assert_eq!(ancestors("/").count(), 0);
+        let stat = "anon 100\ninactive_file 4096\nactive_file 8\n";
+        assert_eq!(stat_field(stat, "inactive_file"), Some(4096));
+        assert_eq!(stat_field(stat, "file"), None);
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn a_checkpoint_of_another_problem_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("a damaged checkpoint, NaN at point (5, 15)"),
+        stderr.contains("NaN at point (5, 15): the checkpoint is damaged"),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -159,7 +159,7 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
     let (code, stderr) = sweep_outcome(&[&path("b.toml"), "--out", &path("out")]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("holds case 'link_latency_us=1' run with other flags"),
+        stderr.contains("holds case 'link_latency_us=1' run as `predict --link-latency-us 1"),
         "{stderr}"
     );
     assert!(

@@ -223,9 +223,10 @@ fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
         assert!(read(blocked_out) == read(plain_out), "{file}");
     }
     assert_same_state(blocked, plain);
-    // Frames every 50 minutes and the last step's own, at 180 minutes (not the 200th).
-    for minute in ["00000", "00050", "00150", "00180"] {
-        let frame = Path::new(blocked_out).join(format!("eta_global_t{minute}min.png"));
+    // Frames every 50 minutes, and the last step's own at its time (59 steps of 183 s: 179
+    // min 57 s), not named after the 200th minute.
+    for stamp in ["00000min", "00050min", "00150min", "00179min57s"] {
+        let frame = Path::new(blocked_out).join(format!("eta_global_t{stamp}.png"));
         assert!(frame.exists(), "{}", frame.display());
     }
     assert!(!Path::new(blocked_out)

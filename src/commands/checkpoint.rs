@@ -131,7 +131,7 @@ pub(crate) fn read(
         match field.data.iter().position(|v| !v.is_finite()) {
             None => Ok(field),
             Some(at) => Err(invalid!(
-                "{}: a damaged checkpoint, {} at point ({}, {})",
+                "{}: {} at point ({}, {}): the checkpoint is damaged or its run blew up; nothing to resume",
                 path.display(),
                 field.data[at],
                 at % field.nx as usize,

@@ -2,9 +2,9 @@
 //! one results table. The file names the command, the flags of every case (`[base]`), lists of
 //! values whose Cartesian product gives the cases (`[vary]`) and explicit cases
 //! (`[[case]]`). A case is done when its `result.json` exists (ok or failed), so a sweep that
-//! was stopped resumes where it was (a done case that ran other flags is refused); `--shard I/N` runs every N-th case (Slurm array jobs set
-//! it through `SLURM_ARRAY_TASK_ID` and `SLURM_ARRAY_TASK_COUNT`) and writes its own table,
-//! which `sweep merge` joins.
+//! was stopped resumes where it was (a done case of other flags is refused); `--shard I/N`
+//! runs every N-th case (Slurm array jobs set it through `SLURM_ARRAY_TASK_ID` and
+//! `SLURM_ARRAY_TASK_COUNT`) and writes its own table, which `sweep merge` joins.
 
 use std::path::{Path, PathBuf};
 
@@ -283,7 +283,7 @@ pub fn sweep(
         .map(|(_, c)| c)
         .collect();
     for case in &mine {
-        check_done_matches(&plan.out, case)?;
+        check_done_matches(&plan.out, &plan.command, case)?;
     }
     let mut report = SweepReport {
         ran: 0,
@@ -339,18 +339,20 @@ fn record(out: &Path, case: &Case) -> Result<Option<Value>> {
 
 /// Refuses a done `case` whose record ran other flags: the folder holds another sweep's
 /// results (its file changed), which resuming would pass off as this one's.
-fn check_done_matches(out: &Path, case: &Case) -> Result<()> {
-    let Some(record) = record(out, case)? else {
+fn check_done_matches(out: &Path, command: &str, case: &Case) -> Result<()> {
+    // Records of earlier versions keep no flags: nothing to compare.
+    let Some(record) = record(out, case)?.filter(|r| r.get("args").is_some()) else {
         return Ok(());
     };
     let done: Vec<&str> = record["args"]
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    match done == case.args {
+    let done_command = record["command"].as_str().unwrap_or(command);
+    match done == case.args && done_command == command {
         true => Ok(()),
         false => Err(invalid!(
-            "sweep folder {} holds case '{}' run with other flags ({}), not this sweep's ({}): use another --out folder, or remove that case's folder to run it again",
+            "sweep folder {} holds case '{}' run as `{done_command} {}`, not this sweep's `{command} {}`: use another --out folder, or remove that case's folder to run it again",
             out.display(),
             case.name,
             done.join(" "),

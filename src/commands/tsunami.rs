@@ -118,9 +118,14 @@ impl TsunamiConfig {
         )
     }
 
+    /// Steps nearest to `seconds` of model time, at least one.
+    fn steps_in(&self, seconds: f64) -> u64 {
+        ((seconds / self.swe.dt()).round() as u64).max(1)
+    }
+
     /// Steps between two samples of the gauges and the tracker.
     fn sample_every(&self) -> u64 {
-        ((self.sample_seconds / self.swe.dt()).round() as u64).max(1)
+        self.steps_in(self.sample_seconds)
     }
 }
 
@@ -218,7 +223,7 @@ pub fn tsunami(
 ) -> Result<TsunamiReport> {
     output::check_output_dir(&config.out, config.force || config.resume)?;
     let swe = &*config.swe;
-    let steps = ((config.hours * 3600.0 / swe.dt()).round() as u64).max(1);
+    let steps = config.steps_in(config.hours * 3600.0);
     let (offset, resumed) = resume_point(config, steps)?;
     if config.checkpoint_every.is_some() {
         super::watch_signals();
@@ -240,7 +245,7 @@ pub fn tsunami(
         let dir = checkpoint::latest(&config.out);
         tracker.restore(&dir)?;
         let grid = swe.grid();
-        let cells = config.netcdf_frames as usize * (grid.x * grid.y) as usize;
+        let cells = config.netcdf_frames as usize * grid.x as usize * grid.y as usize;
         frames = Frames::restore(&dir, cells)?;
     }
     let mut stepper = Stepper {
@@ -308,9 +313,8 @@ impl Stepper<'_> {
 
     /// Checkpoints every this many steps, if at all.
     fn checkpoint_every(&self) -> Option<u64> {
-        let dt = self.config.swe.dt();
         let every = self.config.checkpoint_every;
-        every.map(|minutes| ((minutes * 60.0 / dt).round() as u64).max(1))
+        every.map(|minutes| self.config.steps_in(minutes * 60.0))
     }
 
     /// Samples, draws and checkpoints to the last step; its state.
@@ -460,9 +464,6 @@ impl Frames {
         let times = meta["times"].as_array().ok_or_else(bad)?;
         let files = meta["files"].as_array().ok_or_else(bad)?;
         let eta = read("frames_eta.f32")?;
-        if eta.len() % 4 != 0 {
-            return Err(bad());
-        }
         if times.len() as u64 != done || eta.len() != 4 * cells * times.len() {
             return Err(invalid!(
                 "{}: damaged frames ({done} frames, {} times, {} eta values for {cells} per frame)",
@@ -561,6 +562,16 @@ impl View {
     }
 }
 
+/// `t00060min` for a whole minute, `t00060min18s` otherwise (frames less than a minute
+/// apart, or the last step's frame, keep names of their own).
+fn frame_stamp(minute: f64) -> String {
+    let seconds = (minute * 60.0).round() as u64;
+    match seconds % 60 {
+        0 => format!("t{:05}min", seconds / 60),
+        s => format!("t{:05}min{s:02}s", seconds / 60),
+    }
+}
+
 /// The global and region frames of `h` at `time` seconds, named by `minute`.
 fn write_frames(
     config: &TsunamiConfig,
@@ -571,7 +582,7 @@ fn write_frames(
     let mut picture = swe.picture(2, h);
     picture.range = (-config.eta_range, config.eta_range);
     picture.title = Some(format!("{} after impact", clock(time)));
-    let minute = minute.round() as u64;
+    let stamp = frame_stamp(minute);
     let mut views = vec![];
     if let Some(region) = &config.region {
         views.push((
@@ -582,7 +593,7 @@ fn write_frames(
     views.insert(0, ("global".to_string(), picture));
     let mut files = vec![];
     for (name, picture) in views {
-        let path = config.out.join(format!("eta_{name}_t{minute:05}min.png"));
+        let path = config.out.join(format!("eta_{name}_{stamp}.png"));
         output::write_atomic(&path, &output::png_bytes(&picture)?)?;
         files.push(path);
     }

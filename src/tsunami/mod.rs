@@ -139,8 +139,8 @@ impl Gauge {
         ]
     }
 
-    /// Reads `name, lat, lon` lines (a header line whose second field is not a number is
-    /// skipped); errors name the file and the line.
+    /// Reads `name, lat, lon` lines (a first line of three fields whose latitude and longitude
+    /// are not numbers is a header, skipped); errors name the file and the line.
     pub fn read_csv(path: &Path) -> Result<Vec<Gauge>> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| invalid!("cannot read gauges file {}: {e}", path.display()))?;

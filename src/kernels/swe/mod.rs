@@ -405,6 +405,18 @@ impl Mercator {
         2.0 * (self.y_south + (y + 0.5) * self.dy).exp().atan() - PI / 2.0
     }
 
+    /// In degrees, each centre column's longitude and each centre row's latitude: computed
+    /// once per column and row, not per point.
+    fn axes_degrees(&self) -> (Vec<f64>, Vec<f64>) {
+        let lons = (0..self.nx)
+            .map(|x| self.lon(x as f64).to_degrees())
+            .collect();
+        let lats = (0..self.ny)
+            .map(|y| self.lat(y as f64).to_degrees())
+            .collect();
+        (lons, lats)
+    }
+
     /// The (fractional) column and row of the centre at `lat`, `lon` (radians).
     fn cell(&self, lat: f64, lon: f64) -> (f64, f64) {
         let x = (lon + PI).rem_euclid(2.0 * PI) / self.dlam() - 0.5;
@@ -675,13 +687,10 @@ impl Swe {
     }
 
     fn initial_field(&self, f: impl Fn(u32, u32, f64, f64) -> f64 + Sync) -> GlobalField {
-        // Each row's latitude and each column's longitude once (the same values as lat_lon's).
-        let lats: Vec<f64> = (0..self.grid.y)
-            .map(|y| self.lat_lon(0, y).0.to_radians())
-            .collect();
-        let lons: Vec<f64> = (0..self.grid.x)
-            .map(|x| self.lat_lon(x, 0).1.to_radians())
-            .collect();
+        // Those of lat_lon, in radians.
+        let radians = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(f64::to_radians).collect() };
+        let (lons, lats) = self.mercator.axes_degrees();
+        let (lons, lats) = (radians(lons), radians(lats));
         GlobalField::from_fn(self.grid.x, self.grid.y, |x, y| {
             f(x, y, lats[y as usize], lons[x as usize]) as f32
         })
@@ -699,9 +708,7 @@ fn elevation(bathymetry: &Bathymetry, m: &Mercator) -> Result<Vec<f64>> {
         Bathymetry::Etopo(grid) => Relief::builtin(*grid)?,
         Bathymetry::File(path) => Relief::from_descriptor(path)?,
     };
-    // Each row's latitude and each column's longitude once, not per point.
-    let lats: Vec<f64> = (0..m.ny).map(|y| m.lat(y as f64).to_degrees()).collect();
-    let lons: Vec<f64> = (0..m.nx).map(|x| m.lon(x as f64).to_degrees()).collect();
+    let (lons, lats) = m.axes_degrees();
     Ok(grid_values(m.nx, m.ny, |x, y| {
         relief.elevation(lons[x as usize], lats[y as usize])
     }))
