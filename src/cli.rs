@@ -691,43 +691,72 @@ impl ClusterArgs {
     }
 }
 
-/// The heat equation u' = A u_xx + C u_yy + D u_x + E u_y, forward Euler with step dt.
+/// The heat equation u' = A u_xx + C u_yy + D u_x + E u_y, forward Euler with step dt
+/// (kernels heat5 and heat9; given for swe, they are refused).
 #[derive(Debug, Args)]
 pub struct HeatArgs {
-    /// Diffusion along x (A)
-    #[arg(long = "coef-a", default_value_t = HeatCoefficients::default().a, allow_negative_numbers = true)]
-    pub a: f32,
-    /// Diffusion along y (C)
-    #[arg(long = "coef-c", default_value_t = HeatCoefficients::default().c, allow_negative_numbers = true)]
-    pub c: f32,
-    /// Advection along x (D)
-    #[arg(long = "coef-d", default_value_t = HeatCoefficients::default().d, allow_negative_numbers = true)]
-    pub d: f32,
-    /// Advection along y (E)
-    #[arg(long = "coef-e", default_value_t = HeatCoefficients::default().e, allow_negative_numbers = true)]
-    pub e: f32,
-    /// Time step
-    #[arg(long, default_value_t = HeatCoefficients::default().dt, allow_negative_numbers = true)]
-    pub dt: f32,
+    /// Diffusion along x (A) [default: 1]
+    #[arg(long = "coef-a", allow_negative_numbers = true)]
+    pub a: Option<f32>,
+    /// Diffusion along y (C) [default: 1]
+    #[arg(long = "coef-c", allow_negative_numbers = true)]
+    pub c: Option<f32>,
+    /// Advection along x (D) [default: 0]
+    #[arg(long = "coef-d", allow_negative_numbers = true)]
+    pub d: Option<f32>,
+    /// Advection along y (E) [default: 0]
+    #[arg(long = "coef-e", allow_negative_numbers = true)]
+    pub e: Option<f32>,
+    /// Time step [default: 0.2]
+    #[arg(long, allow_negative_numbers = true)]
+    pub dt: Option<f32>,
 }
 
-/// The shallow-water equations (kernel swe).
+impl HeatArgs {
+    /// The coefficients given, the defaults for the rest.
+    fn coefficients(&self) -> HeatCoefficients {
+        let default = HeatCoefficients::default();
+        HeatCoefficients {
+            a: self.a.unwrap_or(default.a),
+            c: self.c.unwrap_or(default.c),
+            d: self.d.unwrap_or(default.d),
+            e: self.e.unwrap_or(default.e),
+            dt: self.dt.unwrap_or(default.dt),
+        }
+    }
+
+    /// The first of these flags given, if any.
+    fn given(&self) -> Option<&'static str> {
+        let flags = [
+            ("--coef-a", self.a),
+            ("--coef-c", self.c),
+            ("--coef-d", self.d),
+            ("--coef-e", self.e),
+            ("--dt", self.dt),
+        ];
+        flags.into_iter().find_map(|(flag, v)| v.map(|_| flag))
+    }
+}
+
+/// The shallow-water equations (kernel swe; given for heat5 or heat9, they are refused).
 #[derive(Debug, Args)]
 pub struct SweArgs {
     /// Cut latitudes SOUTH,NORTH in degrees: walls, rows between uniform in Mercator y
-    #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
-    pub lat_range: (f64, f64),
+    /// [default: -70,70]
+    #[arg(long, value_parser = parse_pair, allow_hyphen_values = true)]
+    pub lat_range: Option<(f64, f64)>,
     /// Sea floor: etopo1-1deg, etopo1-6min (ETOPO1 relief, bilinearly resampled), flat:DEPTH_M
-    /// or FILE.json, a descriptor of a raw i16 grid like those in assets/relief/
-    #[arg(long, default_value = "etopo1-1deg")]
-    pub relief: String,
+    /// or FILE.json, a descriptor of a raw i16 grid like those in assets/relief/ [default:
+    /// etopo1-1deg]
+    #[arg(long)]
+    pub relief: Option<String>,
     /// Wall rows at the cut latitudes: no-slip (land) or prescribed (they keep their initial
-    /// state, for steady test cases)
-    #[arg(long, default_value = "no-slip")]
-    pub walls: String,
-    /// Courant number of the time step
-    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
-    pub cfl: f64,
+    /// state, for steady test cases) [default: no-slip]
+    #[arg(long)]
+    pub walls: Option<String>,
+    /// Courant number of the time step [default: 0.5]
+    #[arg(long, allow_negative_numbers = true)]
+    pub cfl: Option<f64>,
     /// Switch the Coriolis force off
     #[arg(long)]
     pub no_coriolis: bool,
@@ -735,16 +764,37 @@ pub struct SweArgs {
 
 impl SweArgs {
     fn config(&self) -> Result<SweConfig> {
+        let default = SweConfig::default();
         let config = SweConfig {
-            lat_range: self.lat_range,
-            bathymetry: bathymetry(&self.relief)?,
-            init: SweConfig::default().init,
-            cfl: self.cfl,
+            lat_range: self.lat_range.unwrap_or(default.lat_range),
+            bathymetry: match &self.relief {
+                Some(relief) => bathymetry(relief)?,
+                None => default.bathymetry,
+            },
+            cfl: self.cfl.unwrap_or(default.cfl),
             coriolis: !self.no_coriolis,
-            walls: Walls::parse(&self.walls)?,
+            walls: match &self.walls {
+                Some(walls) => Walls::parse(walls)?,
+                None => default.walls,
+            },
+            ..default
         };
         config.validate()?;
         Ok(config)
+    }
+
+    /// The first of these flags given, if any.
+    fn given(&self) -> Option<&'static str> {
+        let flags = [
+            ("--lat-range", self.lat_range.is_some()),
+            ("--relief", self.relief.is_some()),
+            ("--walls", self.walls.is_some()),
+            ("--cfl", self.cfl.is_some()),
+            ("--no-coriolis", self.no_coriolis),
+        ];
+        flags
+            .into_iter()
+            .find_map(|(flag, given)| given.then_some(flag))
     }
 }
 
@@ -829,15 +879,19 @@ impl RunArgs {
         };
         let pes = self.pes.unwrap_or(default_pes);
         let geometry = WaferGeometry::new(pes.0, pes.1, self.n, kind.spec().comm_width)?;
-        let h = &self.heat;
+        // Another kernel's flags would be ignored: refused instead.
+        let foreign = match KernelKind::HEAT.contains(&kind) {
+            true => self.swe.given().map(|flag| (flag, "shallow-water (swe)")),
+            false => self.heat.given().map(|flag| (flag, "heat (heat5, heat9)")),
+        };
+        if let Some((flag, kernels)) = foreign {
+            return Err(invalid!(
+                "{flag} is a {kernels} flag: it does not apply to {}",
+                kind.name()
+            ));
+        }
         let options = KernelOptions {
-            heat: HeatCoefficients {
-                a: h.a,
-                c: h.c,
-                d: h.d,
-                e: h.e,
-                dt: h.dt,
-            },
+            heat: self.heat.coefficients(),
             swe: self.swe.config()?,
             init: self.init.clone(),
         };

@@ -67,6 +67,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["'5000' for '--n <N>'", "1..=4096"],
     );
     assert_rejected(
+        &run(&["--relief", "flat:4000"]),
+        &["--relief is a shallow-water (swe) flag", "heat5"],
+    );
+    assert_rejected(
         &run(&["--resume", "somewhere", "--no-output"]),
         &["--resume", "cannot go with --no-output"],
     );
@@ -88,6 +92,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &["cut latitudes -95..70", "-89 <= south < north <= 89"],
     );
     assert_rejected(&swe(&["--cfl", "1.5"]), &["CFL number 1.5", "0 < CFL <= 1"]);
+    assert_rejected(
+        &swe(&["--coef-d", "1e9"]),
+        &["--coef-d is a heat (heat5, heat9) flag", "swe"],
+    );
     assert_rejected(
         &swe(&["--relief", "etopo9"]),
         &["unknown relief 'etopo9'", "etopo1-1deg"],
