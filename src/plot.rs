@@ -94,7 +94,9 @@ impl Axis {
                 self.lo.log10().round() as i32,
                 self.hi.log10().round() as i32,
             );
-            (a..=b).map(|e| 10f64.powi(e)).collect()
+            // At most about ten labelled decades: every k-th over a wide range.
+            let every = ((b - a) / 10 + 1) as usize;
+            (a..=b).step_by(every).map(|e| 10f64.powi(e)).collect()
         } else {
             let raw = (self.hi - self.lo) / 5.0;
             let step = 10f64.powf(raw.log10().floor());
@@ -239,5 +241,23 @@ impl Plot {
         canvas.text(left, HEIGHT - 28, TEXT, xl);
         canvas.text(8, TOP - 22, TEXT, &self.y_label);
         canvas.png()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_axes_label_about_ten_decades_at_most() {
+        for (lo, hi, most) in [(1.0, 1e3, 4), (1e-300, 1e300, 11), (2.0, 5e9, 11)] {
+            let ticks = Axis::new([lo, hi].into_iter(), true).ticks();
+            assert!(
+                ticks.len() <= most && ticks.len() >= 2,
+                "{lo}..{hi}: {ticks:?}"
+            );
+        }
+        let decades: Vec<f64> = Axis::new([1.0, 1e3].into_iter(), true).ticks();
+        assert_eq!(decades, [1.0, 10.0, 100.0, 1000.0]);
     }
 }

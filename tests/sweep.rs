@@ -185,6 +185,17 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
     let table = std::fs::read_to_string(dir.join("fails/results.csv")).unwrap();
     assert!(table.contains("clock_ghz = 0"), "{table}");
 
+    // A log axis cannot show 0: refused, not dropped in silence.
+    std::fs::create_dir_all(dir.join("zero")).unwrap();
+    let rows = "{\"case\":\"a\",\"status\":\"ok\",\"n\":0,\"rate\":1}\n{\"case\":\"b\",\"status\":\"ok\",\"n\":2,\"rate\":3}\n";
+    write("zero/results.jsonl", rows);
+    let (code, stderr) =
+        sweep_outcome(&["plot", &path("zero"), "--x", "n", "--y", "rate", "--log-x"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--log-x: 1 value(s) of 'n' are 0 or less"),
+        "{stderr}"
+    );
     sweep(&dir.join("a.toml"), &dir.join("half"), &["--shard", "0/2"]);
     let (code, stderr) = sweep_outcome(&["merge", &path("half")]);
     assert_eq!(code, Some(2), "{stderr}");
