@@ -76,6 +76,9 @@ fn warn(w: &str) {
 
 fn run(args: &RunArgs) -> Result<()> {
     let (config, json) = (args.config()?, args.json.target()?);
+    if let (Some(json), Some(out)) = (&json, &config.out) {
+        json.check_beside(out)?;
+    }
     let bar = ProgressBar::new(config.steps).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
             .expect("valid template"),
@@ -98,6 +101,9 @@ fn adapters(args: &AdaptersArgs) -> Result<()> {
 
 fn reproduce(args: &ReproduceArgs) -> Result<()> {
     let (config, json) = (args.config()?, args.json.target()?);
+    if let Some(json) = &json {
+        json.check_beside(&config.out)?;
+    }
     let bar = ProgressBar::new_spinner();
     let spinner = bar.clone();
     let progress = Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
@@ -138,6 +144,9 @@ fn predict(args: &PredictArgs) -> Result<()> {
 
 fn tsunami(args: &TsunamiArgs) -> Result<()> {
     let (config, json) = (args.config()?, args.json.target()?);
+    if let Some(json) = &json {
+        json.check_beside(&config.out)?;
+    }
     let bar = ProgressBar::new(1000).with_style(
         ProgressStyle::with_template("{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}")
             .expect("valid template"),

@@ -182,6 +182,24 @@ impl JsonTarget {
         Ok(Self::File(path.to_path_buf()))
     }
 
+    /// Refuses a report file inside the output folder `out` where the run's own files may lie:
+    /// a name not ending in `.json`, or anything in its checkpoint.
+    pub fn check_beside(&self, out: &Path) -> Result<()> {
+        let Self::File(path) = self else {
+            return Ok(());
+        };
+        let inside = |dir: &Path| absolute(path).starts_with(absolute(dir));
+        let json = path.extension().is_some_and(|e| e == "json");
+        match inside(out) && (!json || inside(&out.join("checkpoint"))) {
+            true => Err(crate::invalid!(
+                "--json {}: inside the output folder {} the run writes files of its own: allowed a NAME.json outside its checkpoint, or a path elsewhere",
+                path.display(),
+                out.display()
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// Writes `value` into the file (atomically, its folder created); `None` for standard
     /// output, whose text is returned for the caller to print.
     pub fn write(&self, value: &serde_json::Value) -> Result<Option<String>> {
@@ -197,6 +215,11 @@ impl JsonTarget {
             }
         }
     }
+}
+
+/// `path` made absolute against the working folder, without touching the file system.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Creates `dir` and its parents if needed.

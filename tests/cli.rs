@@ -74,6 +74,11 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &run(&["--resume", "somewhere", "--no-output"]),
         &["--resume", "cannot go with --no-output"],
     );
+    let summary = format!("{out}/summary.txt");
+    assert_rejected(
+        &heat_run(out, &["--json", &summary]),
+        &["summary.txt: inside the output folder", "NAME.json"],
+    );
     assert_rejected(
         &run(&["--engine", "fused", "--time-block", "4"]),
         &["time-block = 4", "allowed 1, 3, 5, 7, 9, 15, 21"],
