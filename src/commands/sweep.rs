@@ -512,6 +512,23 @@ pub struct PlotRequest {
     pub log_y: bool,
 }
 
+/// Refuses a log axis over values at or below zero, which it cannot show.
+fn check_log_axes(request: &PlotRequest, series: &[crate::plot::Series]) -> Result<()> {
+    let points = || series.iter().flat_map(|s| s.points.iter());
+    for (log, flag, column, value) in [
+        (request.log_x, "--log-x", &request.x, 0),
+        (request.log_y, "--log-y", &request.y, 1),
+    ] {
+        let at_or_below = points().filter(|p| [p.0, p.1][value] <= 0.0).count();
+        if log && at_or_below > 0 {
+            return Err(invalid!(
+                "{flag}: {at_or_below} value(s) of '{column}' are 0 or less, which a log axis cannot show: allowed without {flag}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Draws a figure from a sweep folder's `results.jsonl` (ok rows with numeric `x` and `y`);
 /// returns the PNG bytes. Unknown columns are refused with the table's columns.
 pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
@@ -578,18 +595,7 @@ pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
             }),
         }
     }
-    let points = || series.iter().flat_map(|s| s.points.iter());
-    for (log, flag, column, value) in [
-        (request.log_x, "--log-x", &request.x, 0),
-        (request.log_y, "--log-y", &request.y, 1),
-    ] {
-        let at_or_below = points().filter(|p| [p.0, p.1][value] <= 0.0).count();
-        if log && at_or_below > 0 {
-            return Err(invalid!(
-                "{flag}: {at_or_below} value(s) of '{column}' are 0 or less, which a log axis cannot show: allowed without {flag}"
-            ));
-        }
-    }
+    check_log_axes(request, &series)?;
     if series.is_empty() {
         return Err(invalid!(
             "no finished case of {} has numbers in '{}' and '{}'",
