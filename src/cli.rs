@@ -235,6 +235,16 @@ impl JsonArgs {
     pub fn target(&self) -> Result<Option<JsonTarget>> {
         self.path.as_deref().map(JsonTarget::parse).transpose()
     }
+
+    /// The validated target of a command that writes into the output folder `out`
+    /// ([`JsonTarget::check_beside`]).
+    pub fn target_beside(&self, out: Option<&std::path::Path>) -> Result<Option<JsonTarget>> {
+        let target = self.target()?;
+        if let (Some(target), Some(out)) = (&target, out) {
+            target.check_beside(out)?;
+        }
+        Ok(target)
+    }
 }
 
 #[derive(Debug, Args)]

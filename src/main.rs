@@ -75,10 +75,8 @@ fn warn(w: &str) {
 }
 
 fn run(args: &RunArgs) -> Result<()> {
-    let (config, json) = (args.config()?, args.json.target()?);
-    if let (Some(json), Some(out)) = (&json, &config.out) {
-        json.check_beside(out)?;
-    }
+    let config = args.config()?;
+    let json = args.json.target_beside(config.out.as_deref())?;
     let bar = ProgressBar::new(config.steps).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
             .expect("valid template"),
@@ -100,10 +98,8 @@ fn adapters(args: &AdaptersArgs) -> Result<()> {
 }
 
 fn reproduce(args: &ReproduceArgs) -> Result<()> {
-    let (config, json) = (args.config()?, args.json.target()?);
-    if let Some(json) = &json {
-        json.check_beside(&config.out)?;
-    }
+    let config = args.config()?;
+    let json = args.json.target_beside(Some(&config.out))?;
     let bar = ProgressBar::new_spinner();
     let spinner = bar.clone();
     let progress = Box::new(move |what: &str| spinner.set_message(format!("model: {what}")));
@@ -143,10 +139,8 @@ fn predict(args: &PredictArgs) -> Result<()> {
 }
 
 fn tsunami(args: &TsunamiArgs) -> Result<()> {
-    let (config, json) = (args.config()?, args.json.target()?);
-    if let Some(json) = &json {
-        json.check_beside(&config.out)?;
-    }
+    let config = args.config()?;
+    let json = args.json.target_beside(Some(&config.out))?;
     let bar = ProgressBar::new(1000).with_style(
         ProgressStyle::with_template("{bar:40} model {msg}, wall {elapsed_precise}, eta {eta}")
             .expect("valid template"),

@@ -106,11 +106,9 @@ pub(crate) fn write(
     Ok(())
 }
 
-/// The step and fields of the checkpoint in `out`, checked against `problem` and `key`.
-pub(crate) fn read(
-    out: &Path,
-    (problem, key): (&Problem, &str),
-) -> Result<(u64, Vec<GlobalField>)> {
+/// The step of the checkpoint in `out`, checked against `problem` and `key`, and `problem`
+/// starting from its fields.
+pub(crate) fn resume(out: &Path, (problem, key): (&Problem, &str)) -> Result<(u64, Problem)> {
     let dir = latest(out);
     let meta = std::fs::read_to_string(dir.join("meta.json"))
         .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
@@ -139,13 +137,13 @@ pub(crate) fn read(
             )),
         }
     };
-    let fields = problem
+    let fields: Vec<GlobalField> = problem
         .spec()
         .fields
         .iter()
         .map(read)
         .collect::<Result<_>>()?;
-    Ok((step, fields))
+    Ok((step, problem.clone().starting_from(fields)?))
 }
 
 /// The error of a run stopped by a signal at `step` after writing its checkpoint in `out`.

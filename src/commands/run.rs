@@ -195,14 +195,14 @@ fn resume_point(config: &RunConfig) -> Result<(u64, Option<Problem>)> {
     let Some(dir) = config.out.as_ref().filter(|_| config.resume) else {
         return Ok((0, None));
     };
-    let (step, state) = checkpoint::read(dir, (&config.problem, ""))?;
+    let (step, resumed) = checkpoint::resume(dir, (&config.problem, ""))?;
     if step > config.steps {
         return Err(invalid!(
             "the checkpoint is at step {step}, beyond --steps {}: allowed --steps >= {step}",
             config.steps
         ));
     }
-    Ok((step, Some(config.problem.clone().starting_from(state)?)))
+    Ok((step, Some(resumed)))
 }
 
 /// Steps `sim` (at step `offset` of `problem`) to the config's last step, reading its state

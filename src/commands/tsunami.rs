@@ -271,7 +271,7 @@ fn resume_point(config: &TsunamiConfig, steps: u64) -> Result<(u64, Option<Probl
     }
     let dt = config.swe.dt();
     let key = config.checkpoint_key();
-    let (step, state) = checkpoint::read(&config.out, (&config.problem, &key))?;
+    let (step, resumed) = checkpoint::resume(&config.out, (&config.problem, &key))?;
     if step > steps {
         return Err(crate::invalid!(
             "the checkpoint is at {} of model time, beyond --hours {}: allowed --hours >= {:.3}",
@@ -280,7 +280,7 @@ fn resume_point(config: &TsunamiConfig, steps: u64) -> Result<(u64, Option<Probl
             step as f64 * dt / 3600.0
         ));
     }
-    Ok((step, Some(config.problem.clone().starting_from(state)?)))
+    Ok((step, Some(resumed)))
 }
 
 /// The scenario's run: the engine from step `offset` to `steps`, what it samples and draws,
