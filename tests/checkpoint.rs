@@ -244,12 +244,14 @@ fn a_checkpoint_of_another_problem_is_refused() {
 /// A tsunami stopped after one model hour (by its --hours, and by SIGTERM) and resumed to
 /// three writes the same gauges, summary table, NetCDF file and last frame, byte for byte, as
 /// one that ran three hours in one go; its maps and gauges' records travel in the checkpoint.
+/// One stopped between two frames keeps its last step's own frame and draws the later ones.
 #[test]
 fn a_tsunami_resumes_bit_for_bit() {
-    let (whole, parts, stopped) = (
+    let (whole, parts, stopped, between) = (
         scratch("tsunami-whole"),
         scratch("tsunami-parts"),
         scratch("tsunami-stopped"),
+        scratch("tsunami-between"),
     );
     let case = |hours: &'static str| {
         [
@@ -285,16 +287,24 @@ fn a_tsunami_resumes_bit_for_bit() {
         "{stderr}"
     );
     ok(&[&case("3")[..], &["--resume", &at(&stopped)]].concat());
+    ok(&[&case("1.5")[..], &["--out", &at(&between)]].concat());
+    ok(&[&case("3")[..], &["--resume", &at(&between)]].concat());
+    assert!(between.join("eta_global_t00091min30s.png").exists());
     for file in [
         "gauges.csv",
         "gauge_summary.csv",
         "tsunami.nc",
+        "eta_global_t00120min.png",
         "eta_global_t00180min.png",
         "max_eta.png",
         "arrival_time.png",
     ] {
         let expected = std::fs::read(whole.join(file)).unwrap();
-        for dir in [&parts, &stopped] {
+        let between = (file != "tsunami.nc").then_some(&between);
+        for dir in [Some(&parts), Some(&stopped), between]
+            .into_iter()
+            .flatten()
+        {
             assert!(
                 std::fs::read(dir.join(file)).unwrap() == expected,
                 "{file} differs after resuming in {}",
@@ -326,7 +336,7 @@ fn a_tsunami_resumes_bit_for_bit() {
         .modified()
         .unwrap();
     assert_eq!(before, after);
-    for dir in [whole, parts, stopped] {
+    for dir in [whole, parts, stopped, between] {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -370,7 +370,7 @@ impl Stepper<'_> {
             false => time / 60.0,
         };
         let frames = &mut self.frames;
-        frames.done += 1;
+        frames.done += due as u64;
         let files = write_frames(config, &state[2], (time, minute))?;
         frames.files.extend(files);
         frames.times.push(time);
@@ -429,10 +429,12 @@ impl Stepper<'_> {
     }
 }
 
-/// The frames written so far: how many, their model times, their `eta` for the NetCDF file
-/// (when it takes frames) and their picture files.
+/// The frames written so far: how many nominal ones, the model times of all (a last step's
+/// own frame included), their `eta` for the NetCDF file (when it takes frames) and their
+/// picture files.
 #[derive(Default)]
 struct Frames {
+    /// Nominal frames drawn: the next is due `done` frame intervals in.
     done: u64,
     times: Vec<f64>,
     eta: Vec<f32>,
@@ -464,9 +466,9 @@ impl Frames {
         let times = meta["times"].as_array().ok_or_else(bad)?;
         let files = meta["files"].as_array().ok_or_else(bad)?;
         let eta = read("frames_eta.f32")?;
-        if times.len() as u64 != done || eta.len() != 4 * cells * times.len() {
+        if (times.len() as u64) < done || eta.len() != 4 * cells * times.len() {
             return Err(invalid!(
-                "{}: damaged frames ({done} frames, {} times, {} eta values for {cells} per frame)",
+                "{}: damaged frames ({done} nominal frames, {} times, {} eta values for {cells} per frame)",
                 dir.display(),
                 times.len(),
                 eta.len() / 4
