@@ -445,9 +445,9 @@ impl DeviceRunner {
             link.describe(c)
         );
         match why {
-            WaitFailed::TimedOut => {
-                Error::Timeout(format!("{message}; that device may be lost or hung"))
-            }
+            WaitFailed::TimedOut => Error::Timeout(format!(
+                "{message}; that device may be lost or hung, or --link-timeout too short"
+            )),
             WaitFailed::Aborted => Error::Aborted(format!("{message}, when another device failed")),
         }
     }
