@@ -207,6 +207,75 @@ impl LinkConfig {
     }
 }
 
+/// Links listed one by one up to this many (a 4x4 cluster's); beyond it the plain format
+/// sums them up per direction and names the links that held the run up.
+const LISTED_LINKS: usize = 32;
+
+/// The links' table of a run's report: `{:#}` lists every link; `{}` does so up to
+/// [`LISTED_LINKS`], and beyond sums them up per direction and lists the links whose senders
+/// stalled, receivers starved or device threads waited most.
+pub struct LinkTable<'a>(pub &'a [LinkStats]);
+
+impl LinkTable<'_> {
+    /// Up to eight links that held the run up, the longest first.
+    fn slowest(&self) -> Vec<&LinkStats> {
+        let held = |l: &LinkStats| (l.stall_rounds + l.starve_rounds, l.wait_ms);
+        let mut slow: Vec<&LinkStats> = self.0.iter().filter(|l| held(l) > (0, 0.0)).collect();
+        slow.sort_by(|a, b| held(b).partial_cmp(&held(a)).expect("finite waits"));
+        slow.truncate(8);
+        slow
+    }
+}
+
+/// `lo` where all are equal, else `lo..hi`.
+fn span(values: impl Iterator<Item = u64>) -> String {
+    let (lo, hi) = values.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    match lo < hi {
+        true => format!("{lo}..{hi}"),
+        false => lo.to_string(),
+    }
+}
+
+impl fmt::Display for LinkTable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() || self.0.len() <= LISTED_LINKS {
+            return self.0.iter().try_for_each(|link| writeln!(f, "  {link}"));
+        }
+        for dir in Direction::ALL {
+            let links: Vec<&LinkStats> = self.0.iter().filter(|l| l.direction == dir).collect();
+            if links.is_empty() {
+                continue;
+            }
+            let each = |get: fn(&LinkStats) -> u64| span(links.iter().map(move |l| get(l)));
+            writeln!(
+                f,
+                "  {:<5} {:>5} links, delay {} cap {} | {} packages {} bytes | max occupancy {} | stalled {} rounds, starved {} rounds",
+                dir.name(),
+                links.len(),
+                each(|l| l.delay.into()),
+                each(|l| l.capacity.into()),
+                each(|l| l.packages),
+                each(|l| l.bytes),
+                each(|l| l.max_occupancy.into()),
+                each(|l| l.stall_rounds),
+                each(|l| l.starve_rounds),
+            )?;
+        }
+        let slowest = self.slowest();
+        match slowest.is_empty() {
+            true => writeln!(f, "  no link held the run up")?,
+            false => writeln!(f, "  the links that held the run up most:")?,
+        }
+        for link in slowest {
+            writeln!(f, "  {link}")?;
+        }
+        writeln!(
+            f,
+            "  (every link: --json FILE, or summary.txt in the output folder)"
+        )
+    }
+}
+
 /// What one link carried during a run. Rounds are the emulation's logical clock, the same in
 /// every placement for the same sequence of `advance` calls (every wafer is held at the end of
 /// each); `wait_ms` is real time the device threads at its ends spent blocked on it (waiting
@@ -248,5 +317,51 @@ impl fmt::Display for LinkStats {
             write!(f, ", waited {:.1} ms", self.wait_ms)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(k: u32, direction: Direction, stall_rounds: u64) -> LinkStats {
+        LinkStats {
+            link: format!("{} link ({k},0)->({},0)", direction.name(), k + 1),
+            from: glam::UVec2::new(k, 0),
+            to: glam::UVec2::new(k + 1, 0),
+            direction,
+            delay: k % 3,
+            capacity: 2,
+            packages: 10,
+            bytes: 640,
+            max_occupancy: 1,
+            stall_rounds,
+            starve_rounds: 0,
+            wait_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn many_links_are_summed_up_and_the_slowest_named() {
+        let few: Vec<LinkStats> = (0..LISTED_LINKS as u32)
+            .map(|k| stats(k, Direction::Up, 0))
+            .collect();
+        assert_eq!(LinkTable(&few).to_string().lines().count(), LISTED_LINKS);
+        let many: Vec<LinkStats> = (0..50)
+            .map(|k| stats(k, Direction::ALL[k as usize % 2], (k == 7) as u64 * 5))
+            .collect();
+        let plain = LinkTable(&many).to_string();
+        let lines: Vec<&str> = plain.lines().collect();
+        assert!(lines[0].contains("right    25 links, delay 0..2 cap 2 | 10 packages"));
+        assert!(lines[1].contains("up       25 links") && lines[1].contains("stalled 0..5 rounds"));
+        assert!(
+            lines[3].contains("up link (7,0)->(8,0)") && lines.len() == 5,
+            "{plain}"
+        );
+        assert_eq!(format!("{:#}", LinkTable(&many)).lines().count(), 50);
+        let calm: Vec<LinkStats> = (0..40).map(|k| stats(k, Direction::Right, 0)).collect();
+        assert!(LinkTable(&calm)
+            .to_string()
+            .contains("no link held the run up"));
     }
 }

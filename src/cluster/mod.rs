@@ -17,7 +17,7 @@ use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 use glam::UVec2;
 
-pub use link::{Direction, LinkConfig, LinkId, LinkSpec, LinkStats};
+pub use link::{Direction, LinkConfig, LinkId, LinkSpec, LinkStats, LinkTable};
 pub use schedule::{Round, Scheduler};
 
 /// Largest number of wafers along one side of the cluster.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::checkpoint;
-use crate::cluster::LinkStats;
+use crate::cluster::{LinkStats, LinkTable};
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::model::{Problem, Simulator};
@@ -184,7 +184,7 @@ pub fn run(
     };
     if let Some(dir) = &config.out {
         let path = dir.join("summary.txt");
-        output::write_atomic(&path, report.to_string().as_bytes())?;
+        output::write_atomic(&path, format!("{report:#}").as_bytes())?;
     }
     Ok(report)
 }
@@ -404,8 +404,9 @@ impl fmt::Display for RunReport {
         }
         if let Some(links) = &self.links {
             writeln!(f, "links         (rounds: the schedule's logical clock)")?;
-            for link in links {
-                writeln!(f, "  {link}")?;
+            match f.alternate() {
+                true => write!(f, "{:#}", LinkTable(links))?,
+                false => write!(f, "{}", LinkTable(links))?,
             }
         }
         if let Some(prediction) = &self.emulated {
