@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use crate::cpu::{CpuCluster, CpuGlobal};
+use glam::UVec2;
+
 use crate::gpu::point_blocks;
+use crate::gpu::split::{self, SplitCluster};
 use crate::gpu::{
     parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, PointBlock,
     RowBlock, TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
@@ -323,27 +326,37 @@ pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
         .unwrap_or(1)
 }
 
-/// The engine of `kind` on the context's adapter (the cluster placed as `placement` says), or
-/// on the CPU without one.
+/// The engine of `kind` on the context's adapter (the cluster placed as `placement` says,
+/// wafers larger than a storage binding split into sub-wafers, [`split`]), or on the CPU
+/// without one.
 pub fn simulator(
     kind: EngineKind,
     ctx: Option<&Arc<GpuContext>>,
     problem: &Problem,
     (placement, run): (&Placement, RunLength),
 ) -> Result<Box<dyn Simulator>> {
-    let (kind, placement) = kind.resolve(problem, placement, Hardware::of(ctx), run);
-    let placement = &placement;
+    let parts = match ctx {
+        Some(ctx) if kind != EngineKind::Global => split::parts(ctx, problem, placement)?,
+        _ => UVec2::ONE,
+    };
+    let emulated = split::split(problem, parts)?;
+    let (kind, placement) = kind.resolve(&emulated, placement, Hardware::of(ctx), run);
+    let on_gpu = |ctx: &Arc<GpuContext>, placement: &Placement| -> Result<Box<dyn Simulator>> {
+        let cluster = GpuCluster::new(ctx.clone(), &emulated, placement)?;
+        Ok(match parts == UVec2::ONE {
+            true => Box::new(cluster),
+            false => Box::new(SplitCluster::new(cluster, problem.cluster, parts)),
+        })
+    };
     Ok(match (kind, ctx) {
-        (EngineKind::Wafer, Some(ctx)) => {
-            Box::new(GpuCluster::new(ctx.clone(), problem, placement)?)
-        }
-        (EngineKind::Fused, Some(ctx)) => {
-            let fused = Placement {
+        (EngineKind::Wafer, Some(ctx)) => on_gpu(ctx, &placement)?,
+        (EngineKind::Fused, Some(ctx)) => on_gpu(
+            ctx,
+            &Placement {
                 fused: true,
                 ..placement.clone()
-            };
-            Box::new(GpuCluster::new(ctx.clone(), problem, &fused)?)
-        }
+            },
+        )?,
         (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
         (EngineKind::Wafer | EngineKind::Fused, None) => {
             Box::new(CpuCluster::new(problem)?.with_time_block(problem, placement.time_block))

@@ -377,9 +377,16 @@ fn an_unwritable_output_folder_is_rejected_before_any_work() {
 fn a_wafer_too_large_for_the_adapter_is_refused() {
     let Some(ctx) = common::gpu() else { return };
     // Enough PEs that one field exceeds a storage binding of this adapter, in Table 3's
-    // blocks (100 cells per PE at n = 8) and in the direct reads' dense grid (64) alike.
+    // blocks (100 cells per PE at n = 8) and in the direct reads' dense grid (64) alike, a
+    // prime number of them along each side, so that no block of sub-wafers splits it.
     let max = ctx.adapter.max_binding_bytes();
-    let side = (((max / 4) as f64 / 64.0).sqrt() as u64 + 64).to_string();
+    let least = ((max / 4) as f64 / 64.0).sqrt() as u64 + 64;
+    let prime = |k: &u64| {
+        (2..*k)
+            .take_while(|d| d * d <= *k)
+            .all(|d| !k.is_multiple_of(d))
+    };
+    let side = (least..).find(prime).unwrap().to_string();
     let pes = format!("{side}x{side}");
     let out = scratch("large");
     let args = [
@@ -399,7 +406,10 @@ fn a_wafer_too_large_for_the_adapter_is_refused() {
         .iter()
         .map(|a| if *a == "vulkan" { backend.as_str() } else { a })
         .collect();
-    assert_rejected(&args, &["MiB per storage binding", "fewer PEs"]);
+    assert_rejected(
+        &args,
+        &["MiB per storage binding", "no block of", "fewer PEs"],
+    );
     assert!(!out.exists(), "a refused run left {} behind", out.display());
 }
 
@@ -581,26 +591,37 @@ fn a_check_that_does_not_fit_is_refused_before_any_file() {
         eprintln!("SKIPPED: this adapter's storage bindings hold the 2048x2048 wafer");
         return;
     }
-    let out = scratch("check-too-large");
-    assert_rejected(
-        &[
+    // The check's wafer (145 MiB at n = 1) runs as sub-wafers.
+    let out = scratch("check-split");
+    let run = |n: &'static str, engine: &'static str| {
+        let at = out.to_str().unwrap().to_string();
+        let args = [
             "run",
             "heat5",
             "--engine",
-            "global",
+            engine,
             "--check",
             "--pes",
             "2048x2048",
-            "--n",
-            "1",
-            "--steps",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ],
+        ];
+        let rest = ["--n", n, "--steps", "1", "--out", &at, "--force"].map(String::from);
+        [args.map(String::from).to_vec(), rest.to_vec()].concat()
+    };
+    let args = run("1", "global");
+    let stdout = succeeds(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        stdout.contains("bit-identical to the emulated wafer"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    // The global kernel's field (144 MiB at n = 3) needs one binding.
+    let args = run("3", "wafer");
+    assert_rejected(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &[
-            "needs 145 MiB per field",
+            "--check: a 6144x6144 global grid",
             "allows 128 MiB per storage binding",
+            "or drop --check",
         ],
     );
     assert!(!out.exists());

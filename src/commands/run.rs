@@ -12,7 +12,7 @@ use crate::field::GlobalField;
 use crate::model::{Problem, Simulator};
 use crate::output;
 use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
-use crate::{invalid, Result};
+use crate::{invalid, Error, Result};
 
 /// A validated `run`.
 #[derive(Clone, Debug)]
@@ -151,12 +151,16 @@ pub fn run(
     // The check's engine is opened now, so that one that does not fit is refused before any
     // work or file; both are held at the end anyway, to compare their states.
     let reference = match config.check {
-        true => Some(engine::simulator(
-            config.engine_kind.other(),
-            ctx.as_ref(),
-            problem,
-            engine,
-        )?),
+        true => Some(
+            engine::simulator(config.engine_kind.other(), ctx.as_ref(), problem, engine).map_err(
+                |e| match e {
+                    Error::TooLarge(why) => {
+                        Error::TooLarge(format!("--check: {why}, or drop --check"))
+                    }
+                    e => e,
+                },
+            )?,
+        ),
         false => None,
     };
     let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;

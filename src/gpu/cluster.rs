@@ -625,6 +625,23 @@ impl GpuCluster {
         self.runners[0].shard.wafer_cells()
     }
 
+    /// The cluster it emulates.
+    pub fn cluster(&self) -> ClusterGeometry {
+        self.cluster
+    }
+
+    /// What runs, the cluster named `wafers`: engine, devices and adapter.
+    pub fn describe_as(&self, wafers: &str) -> String {
+        let adapter = self.runners[0].shard.ctx.describe();
+        let engine = self.runners[0].shard.engine();
+        match self.runners.len() {
+            1 => format!("emulated {wafers} ({engine}) on {adapter}"),
+            d => format!(
+                "emulated {wafers} ({engine}) on {d} devices (one thread each) of {adapter}"
+            ),
+        }
+    }
+
     /// The raw ring buffers of the links in direction `dir` on device 0.
     pub fn link_ring(&self, dir: Direction) -> Result<Vec<f32>> {
         self.runners[0].shard.link_ring(dir)
@@ -697,17 +714,7 @@ impl Simulator for GpuCluster {
     }
 
     fn describe(&self) -> String {
-        let (wafers, adapter) = (
-            self.cluster.describe(),
-            self.runners[0].shard.ctx.describe(),
-        );
-        let engine = self.runners[0].shard.engine();
-        match self.runners.len() {
-            1 => format!("emulated {wafers} ({engine}) on {adapter}"),
-            d => format!(
-                "emulated {wafers} ({engine}) on {d} devices (one thread each) of {adapter}"
-            ),
-        }
+        self.describe_as(&self.cluster.describe())
     }
 
     fn link_stats(&self) -> Option<Vec<LinkStats>> {

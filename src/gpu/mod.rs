@@ -12,6 +12,7 @@ mod profile;
 mod row_blocks;
 pub mod shaders;
 mod shard;
+pub mod split;
 mod tuning;
 pub(crate) mod uniforms;
 

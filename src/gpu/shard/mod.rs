@@ -16,7 +16,7 @@ use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
 use crate::model::Problem;
-use crate::wafer::StageSlots;
+use crate::wafer::{StageSlots, WaferGeometry};
 use crate::Result;
 use dispatch::{
     dispatch_table, rectangles, Ranges, ALL_PES, BEYOND_BANDS, INTERIOR, LEFT_LINK_BAND,
@@ -110,6 +110,14 @@ fn wafers_per_bank(
         )));
     }
     Ok(most.min(usize::MAX as u64) as usize)
+}
+
+/// Whether one wafer of geometry `g` with `fields` fields fits a storage binding of
+/// `max_bytes` in either SRAM layout, whichever the engine picks.
+pub(super) fn wafer_fits(g: &WaferGeometry, fields: usize, max_bytes: u64) -> bool {
+    [SramLayout::table3(g), SramLayout::dense(g)]
+        .iter()
+        .all(|layout| (layout.wafer_cells() + SRAM_TAIL as u64) * fields as u64 * 4 <= max_bytes)
 }
 
 /// The SRAM slots of the wafers `wafers` (cluster indices) in banks of `per_bank` wafers,
