@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::cpu::{CpuCluster, CpuGlobal};
 use glam::UVec2;
 
+use crate::cluster::Scheduler;
 use crate::gpu::point_blocks;
 use crate::gpu::split::{self, SplitCluster};
 use crate::gpu::{
@@ -326,37 +327,71 @@ pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
         .unwrap_or(1)
 }
 
+/// What `kind` runs `problem` as on `hardware`: [`EngineKind::resolve`], the fused engine
+/// placed as such.
+fn placed(
+    kind: EngineKind,
+    problem: &Problem,
+    hardware: Hardware,
+    (placement, run): (&Placement, RunLength),
+) -> (EngineKind, Placement) {
+    let (kind, placement) = kind.resolve(problem, placement, hardware, run);
+    let fused = placement.fused || kind == EngineKind::Fused;
+    (kind, Placement { fused, ..placement })
+}
+
+/// Sub-wafers per wafer the engine of `kind` runs `problem` as on the context's adapter
+/// ([`split::parts`]): (1, 1) where one wafer's SRAM in that engine fits a storage binding,
+/// on the CPU backend and for the global kernel.
+pub fn sub_wafers(
+    kind: EngineKind,
+    ctx: Option<&Arc<GpuContext>>,
+    problem: &Problem,
+    engine: (&Placement, RunLength),
+) -> Result<UVec2> {
+    let Some(ctx) = ctx.filter(|_| kind != EngineKind::Global) else {
+        return Ok(UVec2::ONE);
+    };
+    let hardware = Hardware::of(Some(ctx));
+    let bytes = |p: &Problem| {
+        Ok(GpuCluster::wafer_bytes(
+            ctx,
+            p,
+            &placed(kind, p, hardware, engine).1,
+        ))
+    };
+    let binding = GpuCluster::max_binding(ctx, engine.0);
+    split::parts(problem, (binding, &ctx.adapter.info.name), bytes)
+}
+
 /// The engine of `kind` on the context's adapter (the cluster placed as `placement` says,
-/// wafers larger than a storage binding split into sub-wafers, [`split`]), or on the CPU
+/// wafers larger than a storage binding as sub-wafers, [`sub_wafers`]), or on the CPU
 /// without one.
 pub fn simulator(
     kind: EngineKind,
     ctx: Option<&Arc<GpuContext>>,
     problem: &Problem,
-    (placement, run): (&Placement, RunLength),
+    engine: (&Placement, RunLength),
 ) -> Result<Box<dyn Simulator>> {
-    let parts = match ctx {
-        Some(ctx) if kind != EngineKind::Global => split::parts(ctx, problem, placement)?,
-        _ => UVec2::ONE,
-    };
+    let parts = sub_wafers(kind, ctx, problem, engine)?;
+    if parts != UVec2::ONE {
+        // A link that cannot progress is named as asked for, not as the sub-wafers' link.
+        Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
+    }
     let emulated = split::split(problem, parts)?;
-    let (kind, placement) = kind.resolve(&emulated, placement, Hardware::of(ctx), run);
-    let on_gpu = |ctx: &Arc<GpuContext>, placement: &Placement| -> Result<Box<dyn Simulator>> {
-        let cluster = GpuCluster::new(ctx.clone(), &emulated, placement)?;
-        Ok(match parts == UVec2::ONE {
-            true => Box::new(cluster),
-            false => Box::new(SplitCluster::new(cluster, problem.cluster, parts)),
-        })
+    let (kind, placement) = placed(kind, &emulated, Hardware::of(ctx), engine);
+    let placement = Placement {
+        sub_wafers: parts,
+        ..placement
     };
     Ok(match (kind, ctx) {
-        (EngineKind::Wafer, Some(ctx)) => on_gpu(ctx, &placement)?,
-        (EngineKind::Fused, Some(ctx)) => on_gpu(
-            ctx,
-            &Placement {
-                fused: true,
-                ..placement.clone()
-            },
-        )?,
+        (EngineKind::Wafer | EngineKind::Fused, Some(ctx)) => {
+            let cluster = GpuCluster::new(ctx.clone(), &emulated, &placement)?;
+            match parts == UVec2::ONE {
+                true => Box::new(cluster),
+                false => Box::new(SplitCluster::new(cluster, problem.cluster, parts)),
+            }
+        }
         (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
         (EngineKind::Wafer | EngineKind::Fused, None) => {
             Box::new(CpuCluster::new(problem)?.with_time_block(problem, placement.time_block))

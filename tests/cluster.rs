@@ -838,12 +838,11 @@ fn auto_blocks_what_each_backend_can_block() {
 
 /// A wafer larger than one storage binding runs as a block of sub-wafers (along y, then
 /// along both sides as the limit shrinks): bit for bit the whole wafer's run, every field, on
-/// the explicit, fused and auto engines, with the links that were asked for in its report
-/// (their statistics those of the sub-wafers' schedule).
+/// the explicit, fused and auto engines and on two devices, with the links that were asked
+/// for in its report (their packages counted by the sub-wafers' schedule).
 #[test]
 fn a_wafer_larger_than_a_binding_runs_as_sub_wafers_bit_for_bit() {
-    use wafer_emu::engine::{simulator, EngineKind, RunLength};
-    use wafer_emu::gpu::split;
+    use wafer_emu::engine::{simulator, sub_wafers, EngineKind, RunLength};
     let Some(ctx) = common::gpu() else { return };
     let state_bits = |sim: &dyn Simulator| -> Vec<u32> {
         let state = sim.state().unwrap();
@@ -852,6 +851,7 @@ fn a_wafer_larger_than_a_binding_runs_as_sub_wafers_bit_for_bit() {
             .flat_map(|f| f.data.iter().map(|v| v.to_bits()))
             .collect()
     };
+    let run = RunLength::whole(7);
     for kernel in KernelKind::ALL {
         let problem = match kernel {
             KernelKind::Swe => common::swe_problem((2, 1), (4, 2), 3, 5),
@@ -863,63 +863,66 @@ fn a_wafer_larger_than_a_binding_runs_as_sub_wafers_bit_for_bit() {
             .unwrap();
         links.overrides.push(slow);
         let problem = problem.with_links(links).unwrap();
-        // The least limit that holds a whole wafer, by bisection, then ever smaller ones.
-        let parts = |limit: u64| {
-            let placement = Placement {
-                max_binding: Some(limit),
-                ..Placement::default()
-            };
-            split::parts(&ctx, &problem, &placement).map(|k| (k.x, k.y))
-        };
-        let (mut lo, mut hi) = (1u64, 1 << 30);
-        while lo + 1 < hi {
-            let mid = (lo + hi) / 2;
-            match parts(mid) {
-                Ok((1, 1)) => hi = mid,
-                _ => lo = mid,
-            }
-        }
-        assert_eq!(parts(hi).unwrap(), (1, 1));
-        assert_eq!(parts(hi - 1).unwrap(), (1, 2), "{}", kernel.name());
-        assert_eq!(parts(hi / 2 - 1).unwrap(), (2, 2), "{}", kernel.name());
-        assert!(parts(hi / 8).is_err());
-        for (limit, engine) in [
-            (hi - 1, EngineKind::Wafer),
-            (hi / 2 - 1, EngineKind::Fused),
-            (hi / 2 - 1, EngineKind::Auto),
+        for (engine, devices) in [
+            (EngineKind::Wafer, 1),
+            (EngineKind::Fused, 2),
+            (EngineKind::Auto, 1),
         ] {
-            let what = format!("{} with {engine:?} below {limit} bytes", kernel.name());
-            let run = RunLength::whole(7);
-            let small = Placement {
+            let placed = |limit: u64| Placement {
+                devices,
                 max_binding: Some(limit),
                 ..Placement::default()
             };
-            let mut split = simulator(engine, Some(&ctx), &problem, (&small, run)).unwrap();
-            let whole = Placement::default();
-            let mut whole = simulator(engine, Some(&ctx), &problem, (&whole, run)).unwrap();
-            assert!(
-                split.describe().contains("sub-wafers of"),
-                "{}",
-                split.describe()
-            );
-            for t in [3, 7] {
-                split.advance(t - split.step()).unwrap();
-                whole.advance(t - whole.step()).unwrap();
-                assert!(
-                    state_bits(&*split) == state_bits(&*whole),
-                    "{what}: differs at step {t}"
-                );
+            let parts = |limit: u64| {
+                let k = sub_wafers(engine, Some(&ctx), &problem, (&placed(limit), run));
+                k.map(|k| (k.x, k.y)).ok()
+            };
+            // Each split below the least limit of the one before, found by bisection.
+            let (mut splits, mut limit) = (vec![], 1u64 << 30);
+            while let Some(here) = parts(limit) {
+                let (mut lo, mut hi) = (0, limit);
+                while lo + 1 < hi {
+                    let mid = (lo + hi) / 2;
+                    match parts(mid) == Some(here) {
+                        true => hi = mid,
+                        false => lo = mid,
+                    }
+                }
+                splits.push((here, lo));
+                limit = lo;
             }
-            let (split, whole) = (split.link_stats().unwrap(), whole.link_stats().unwrap());
-            assert_eq!(split.len(), 4, "{what}");
-            for (a, b) in split.iter().zip(&whole) {
-                let id = |l: &LinkStats| (l.link.clone(), l.from, l.to, l.delay, l.capacity);
-                assert_eq!(id(a), id(b), "{what}");
-                // The sub-wafers follow their own schedule: a package may go one step ahead.
+            let what = format!("{} with {engine:?}", kernel.name());
+            let order: Vec<(u32, u32)> = splits.iter().map(|s| s.0).collect();
+            assert_eq!(order[..3], [(1, 1), (1, 2), (2, 2)], "{what}: {order:?}");
+            for &(_, limit) in &splits[..2] {
+                let what = format!("{what} on {devices} device(s) below {limit} bytes");
+                let split = &placed(limit);
+                let mut split = simulator(engine, Some(&ctx), &problem, (split, run)).unwrap();
+                let whole = &placed(1 << 30);
+                let mut whole = simulator(engine, Some(&ctx), &problem, (whole, run)).unwrap();
                 assert!(
-                    a.packages.abs_diff(b.packages) <= 1,
-                    "{what}: {a} against {b}"
+                    split.describe().contains("sub-wafers of"),
+                    "{}",
+                    split.describe()
                 );
+                for t in [3, 7] {
+                    split.advance(t - split.step()).unwrap();
+                    whole.advance(t - whole.step()).unwrap();
+                    let same = state_bits(&*split) == state_bits(&*whole);
+                    assert!(same, "{what}: differs at step {t}");
+                }
+                let (split, whole) = (split.link_stats().unwrap(), whole.link_stats().unwrap());
+                assert_eq!(split.len(), 4, "{what}");
+                for (a, b) in split.iter().zip(&whole) {
+                    let id = |l: &LinkStats| (l.link.clone(), l.from, l.to, l.delay, l.capacity);
+                    assert_eq!(id(a), id(b), "{what}");
+                    // The sub-wafers follow their own schedule: a package may go one step ahead.
+                    assert!(
+                        a.packages.abs_diff(b.packages) <= 1,
+                        "{what}: {a} against {b}"
+                    );
+                    assert_eq!(a.bytes / a.packages, b.bytes / b.packages, "{what}: {a}");
+                }
             }
         }
     }

@@ -37,6 +37,9 @@ pub struct Placement {
     /// Steps per time block (1: none; odd), where the kernel and the wafer allow it: the
     /// fused engine on the GPU, the CPU backend ([`crate::blocking`]).
     pub time_block: u32,
+    /// Each wafer asked for is a block of this many sub-wafers of the cluster placed
+    /// ([`super::split`]); devices take whole blocks.
+    pub sub_wafers: glam::UVec2,
 }
 
 impl Default for Placement {
@@ -48,6 +51,7 @@ impl Default for Placement {
             max_binding: None,
             fused: false,
             time_block: 1,
+            sub_wafers: glam::UVec2::ONE,
         }
     }
 }
@@ -56,15 +60,21 @@ impl Default for Placement {
 pub const MAX_DEVICES: u32 = 64;
 
 impl Placement {
+    /// The wafers asked for, of which `cluster` holds blocks of [`Placement::sub_wafers`].
+    fn wafers(&self, cluster: &ClusterGeometry) -> glam::UVec2 {
+        glam::UVec2::new(cluster.wafers_x, cluster.wafers_y) / self.sub_wafers
+    }
+
     /// Checks the device count against the cluster.
     pub fn validate(&self, cluster: &ClusterGeometry) -> Result<()> {
-        let most = MAX_DEVICES.min(cluster.count() as u32);
+        let wafers = self.wafers(cluster);
+        let most = MAX_DEVICES.min(wafers.x * wafers.y);
         if self.devices == 0 || self.devices > most {
             return Err(invalid!(
                 "devices = {} is out of range: allowed 1..={most} (at most one per wafer of the {}x{} cluster)",
                 self.devices,
-                cluster.wafers_x,
-                cluster.wafers_y
+                wafers.x,
+                wafers.y
             ));
         }
         if self.timeout.is_zero() {
@@ -73,9 +83,11 @@ impl Placement {
         blocking::check_steps(self.time_block).map_err(|why| invalid!("{why}"))
     }
 
-    /// The device of wafer `k`: contiguous runs of wafers per device.
+    /// The device of wafer `k`: contiguous runs of the wafers asked for per device.
     pub fn device_of(&self, cluster: &ClusterGeometry, k: usize) -> usize {
-        k * self.devices as usize / cluster.count()
+        let (wafers, at) = (self.wafers(cluster), cluster.coords(k) / self.sub_wafers);
+        let asked = (at.y * wafers.x + at.x) as usize;
+        asked * self.devices as usize / (wafers.x * wafers.y) as usize
     }
 }
 
@@ -549,10 +561,7 @@ impl GpuCluster {
             let sends = wafers
                 .iter()
                 .any(|&k| Direction::ALL.iter().any(|&dir| crosses(k, dir)));
-            let max_binding = ctx
-                .adapter
-                .max_binding_bytes()
-                .min(placement.max_binding.unwrap_or(u64::MAX));
+            let max_binding = Self::max_binding(&ctx, placement);
             let options = (max_binding, placement.fused, placement.time_block);
             let shard = Shard::new(ctx, problem, wafers, ring, options)?;
             runners.push(DeviceRunner {
@@ -580,6 +589,20 @@ impl GpuCluster {
             remaps: 0,
             failed: None,
         })
+    }
+
+    /// Most bytes one SRAM buffer may hold on `ctx`'s adapter as `placement` places it.
+    pub fn max_binding(ctx: &GpuContext, placement: &Placement) -> u64 {
+        ctx.adapter
+            .max_binding_bytes()
+            .min(placement.max_binding.unwrap_or(u64::MAX))
+    }
+
+    /// Bytes of one wafer's SRAM slot (every field) of `problem` on `ctx` as `placement`
+    /// places it: one buffer must hold at least that.
+    pub fn wafer_bytes(ctx: &GpuContext, problem: &Problem, placement: &Placement) -> u64 {
+        let engine = (placement.fused, placement.time_block);
+        super::shard::wafer_bytes(&ctx.tuning, problem, engine)
     }
 
     /// Refuses to go on after a failed `advance`.

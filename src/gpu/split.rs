@@ -7,25 +7,25 @@
 
 use glam::UVec2;
 
-use super::cluster::{GpuCluster, Placement};
-use super::context::GpuContext;
-use super::shard::wafer_fits;
-use crate::cluster::{ClusterGeometry, Direction, LinkId, LinkSpec, LinkStats, MAX_WAFERS};
+use super::cluster::GpuCluster;
+use crate::cluster::{
+    ClusterGeometry, Direction, LinkConfig, LinkId, LinkSpec, LinkStats, MAX_WAFERS,
+};
 use crate::field::GlobalField;
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::{Error, Result};
 
-/// Sub-wafers per wafer along x and y: (1, 1) where a wafer fits one storage binding (the
-/// adapter's, or the placement's smaller limit) in either SRAM layout, else the fewest blocks
-/// of whole PEs that do (among equals the fewest along x, so that rows stay whole), at most
-/// [`MAX_WAFERS`] sub-wafers along each side of the cluster.
-pub fn parts(ctx: &GpuContext, problem: &Problem, placement: &Placement) -> Result<UVec2> {
-    let max = ctx
-        .adapter
-        .max_binding_bytes()
-        .min(placement.max_binding.unwrap_or(u64::MAX));
-    let (c, fields) = (problem.cluster, problem.spec().fields.len());
+/// Sub-wafers per wafer along x and y: (1, 1) where one wafer's SRAM, `bytes(problem)` in the
+/// engine that runs it, fits a storage binding of `max` bytes on `adapter`, else the fewest
+/// blocks of whole PEs whose split problem's wafer does (among equals the fewest along x, so
+/// that rows stay whole), at most [`MAX_WAFERS`] sub-wafers along each side of the cluster.
+pub fn parts(
+    problem: &Problem,
+    (max, adapter): (u64, &str),
+    bytes: impl Fn(&Problem) -> Result<u64>,
+) -> Result<UVec2> {
+    let c = problem.cluster;
     let g = c.wafer;
     let divisors =
         |pes: u32, wafers: u32| (1..=MAX_WAFERS / wafers).filter(move |k| pes.is_multiple_of(*k));
@@ -33,18 +33,19 @@ pub fn parts(ctx: &GpuContext, problem: &Problem, placement: &Placement) -> Resu
         .flat_map(|kx| divisors(g.pes_y, c.wafers_y).map(move |ky| UVec2::new(kx, ky)))
         .collect();
     candidates.sort_by_key(|k| (k.x * k.y, k.x));
-    let fits = |k: &UVec2| sub_wafer(&g, *k).is_ok_and(|sub| wafer_fits(&sub, fields, max));
-    candidates.into_iter().find(fits).ok_or_else(|| {
-        Error::TooLarge(format!(
-            "a wafer of {}x{} PEs with n = {} needs {} MiB ({fields} field(s)) in one storage binding, but {} allows {} MiB per storage binding, and no block of at most {MAX_WAFERS} sub-wafers per side of the cluster, whole PEs each, fits one: use fewer PEs or a smaller n",
-            g.pes_x,
-            g.pes_y,
-            g.n,
-            (g.sram_cells() * 4 * fields as u64).div_ceil(1 << 20),
-            ctx.adapter.info.name,
-            max >> 20
-        ))
-    })
+    for k in candidates {
+        if sub_wafer(&g, k).is_ok() && bytes(&split(problem, k)?)? <= max {
+            return Ok(k);
+        }
+    }
+    Err(Error::TooLarge(format!(
+        "a wafer of {}x{} PEs with n = {} needs {} MiB in one storage binding, but {adapter} allows {} MiB per storage binding, and no block of at most {MAX_WAFERS} sub-wafers per side of the cluster, whole PEs each, fits one: use fewer PEs or a smaller n",
+        g.pes_x,
+        g.pes_y,
+        g.n,
+        bytes(problem)?.div_ceil(1 << 20),
+        max >> 20
+    )))
 }
 
 /// One of `parts` sub-wafers of `g`.
@@ -72,9 +73,11 @@ pub fn split(problem: &Problem, parts: UVec2) -> Result<Problem> {
             },
         )
         .collect();
+    // The specs are resolved here: no `LinkConfig` describes them.
     Ok(Problem {
         cluster: inner,
         link_specs,
+        links: LinkConfig::default(),
         ..problem.clone()
     })
 }
@@ -118,8 +121,9 @@ impl SplitCluster {
     }
 
     /// The statistics of the links asked for: each sums up its sub-wafers' links across the
-    /// wafer's edge, whose bytes and waits add up and whose packages, occupancy and rounds
-    /// are the most of any of them (each carries one package per step).
+    /// wafer's edge: the packages, occupancy and rounds are the most of any of them (each
+    /// carries one package per step), the waits add up, and the bytes are the wafer's own
+    /// packages' (the parts' right packages each hold a corner).
     fn outer_stats(&self) -> Vec<LinkStats> {
         let (outer, inner) = (&self.outer, &self.inner.cluster());
         let mut stats: Vec<Option<LinkStats>> = vec![None; 2 * outer.count()];
@@ -137,7 +141,6 @@ impl SplitCluster {
                 },
                 Some(sum) => LinkStats {
                     packages: sum.packages.max(part.packages),
-                    bytes: sum.bytes + part.bytes,
                     max_occupancy: sum.max_occupancy.max(part.max_occupancy),
                     stall_rounds: sum.stall_rounds.max(part.stall_rounds),
                     starve_rounds: sum.starve_rounds.max(part.starve_rounds),
@@ -146,16 +149,33 @@ impl SplitCluster {
                 },
             });
         }
+        let package_bytes = |s: &LinkStats| outer.package_cells(s.direction) as u64 * 4;
         stats
             .into_iter()
             .map(|s| s.expect("every link crosses an edge of sub-wafers"))
+            .map(|s| LinkStats {
+                bytes: s.packages * package_bytes(&s),
+                ..s
+            })
             .collect()
     }
 }
 
 impl Simulator for SplitCluster {
     fn advance(&mut self, steps: u64) -> Result<()> {
-        self.inner.advance(steps)
+        let (k, inner) = (self.parts, self.inner.cluster().wafer);
+        let note = |why: String| {
+            format!(
+                "{why} (here each wafer is a block of {}x{} sub-wafers of {}x{} PEs)",
+                k.x, k.y, inner.pes_x, inner.pes_y
+            )
+        };
+        self.inner.advance(steps).map_err(|e| match e {
+            Error::Timeout(why) => Error::Timeout(note(why)),
+            Error::Deadlock(why) => Error::Deadlock(note(why)),
+            Error::Aborted(why) => Error::Aborted(note(why)),
+            e => e,
+        })
     }
 
     fn step(&self) -> u64 {
@@ -185,5 +205,50 @@ impl Simulator for SplitCluster {
 
     fn time_block(&self) -> u32 {
         self.inner.time_block()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::Placement;
+
+    /// Wafer (x, y) of a 2x1 cluster split 1x2 is sub-wafers (x, 0) and (x, 1): its right link
+    /// is theirs, its up link the upper one's, and a device holds both.
+    #[test]
+    fn a_wafers_sub_wafers_carry_its_links_and_share_its_device() {
+        let g = WaferGeometry::new(4, 2, 3, 1).unwrap();
+        let outer = ClusterGeometry::new(2, 1, g).unwrap();
+        let parts = UVec2::new(1, 2);
+        let inner = ClusterGeometry::new(2, 2, sub_wafer(&g, parts).unwrap()).unwrap();
+        let links: Vec<Option<(usize, Direction)>> = (0..2 * inner.count())
+            .map(|i| outer_link((&outer, &inner), parts, LinkId::of_index(i)))
+            .map(|l| l.map(|l| (l.from, l.dir)))
+            .collect();
+        let (right, up) = (Direction::Right, Direction::Up);
+        let expected = [
+            Some((0, right)),
+            None,
+            Some((1, right)),
+            None,
+            Some((0, right)),
+            Some((0, up)),
+            Some((1, right)),
+            Some((1, up)),
+        ];
+        assert_eq!(links, expected);
+        let placement = Placement {
+            devices: 2,
+            sub_wafers: parts,
+            ..Placement::default()
+        };
+        let devices: Vec<usize> = (0..4).map(|k| placement.device_of(&inner, k)).collect();
+        assert_eq!(devices, [0, 1, 0, 1]);
+        assert!(placement.validate(&inner).is_ok());
+        let three = Placement {
+            devices: 3,
+            ..placement
+        };
+        assert!(three.validate(&inner).is_err());
     }
 }

@@ -11,12 +11,13 @@ use super::constants;
 use super::context::GpuContext;
 use super::layout::SramLayout;
 use super::shaders;
+use super::tuning::Tuning;
 use super::uniforms::{ClusterUniform, DispatchUniform, WaferUniform, BLOCK_COLS};
 use crate::blocking;
 use crate::cluster::{ClusterGeometry, Direction, LinkId};
 use crate::field::GlobalField;
 use crate::model::Problem;
-use crate::wafer::{StageSlots, WaferGeometry};
+use crate::wafer::StageSlots;
 use crate::Result;
 use dispatch::{
     dispatch_table, rectangles, Ranges, ALL_PES, BEYOND_BANDS, INTERIOR, LEFT_LINK_BAND,
@@ -112,12 +113,15 @@ fn wafers_per_bank(
     Ok(most.min(usize::MAX as u64) as usize)
 }
 
-/// Whether one wafer of geometry `g` with `fields` fields fits a storage binding of
-/// `max_bytes` in either SRAM layout, whichever the engine picks.
-pub(super) fn wafer_fits(g: &WaferGeometry, fields: usize, max_bytes: u64) -> bool {
-    [SramLayout::table3(g), SramLayout::dense(g)]
-        .iter()
-        .all(|layout| (layout.wafer_cells() + SRAM_TAIL as u64) * fields as u64 * 4 <= max_bytes)
+/// Bytes of one wafer's SRAM slot in the layout the engine of `fused` and `time_block`
+/// picks for `problem` under `tuning`: what one storage binding must hold.
+pub(super) fn wafer_bytes(
+    tuning: &Tuning,
+    problem: &Problem,
+    (fused, time_block): (bool, u32),
+) -> u64 {
+    let layout = Shape::new(tuning, problem, fused, time_block).layout(&problem.cluster.wafer);
+    (layout.wafer_cells() + SRAM_TAIL as u64) * problem.spec().fields.len() as u64 * 4
 }
 
 /// The SRAM slots of the wafers `wafers` (cluster indices) in banks of `per_bank` wafers,
