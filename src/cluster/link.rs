@@ -212,7 +212,7 @@ impl LinkConfig {
 const LISTED_LINKS: usize = 32;
 
 /// The links' table of a run's report: `{:#}` lists every link; `{}` does so up to
-/// [`LISTED_LINKS`], and beyond sums them up per direction and lists the links whose senders
+/// 32 (`LISTED_LINKS`), and beyond sums them up per direction and lists the links whose senders
 /// stalled, receivers starved or device threads waited most.
 pub struct LinkTable<'a>(pub &'a [LinkStats]);
 
