@@ -361,7 +361,17 @@ pub fn sub_wafers(
         ))
     };
     let binding = GpuCluster::max_binding(ctx, engine.0);
-    split::parts(problem, (binding, &ctx.adapter.info.name), bytes)
+    let parts = split::parts(problem, (binding, &ctx.adapter.info.name), bytes);
+    match parts {
+        // The fused engine's dense grid may hold what Table 3's blocks do not.
+        Err(Error::TooLarge(why))
+            if kind == EngineKind::Wafer
+                && sub_wafers(EngineKind::Fused, Some(ctx), problem, engine).is_ok() =>
+        {
+            Err(Error::TooLarge(format!("{why}; --engine fused fits it")))
+        }
+        parts => parts,
+    }
 }
 
 /// The engine of `kind` on the context's adapter (the cluster placed as `placement` says,

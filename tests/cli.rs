@@ -376,41 +376,48 @@ fn an_unwritable_output_folder_is_rejected_before_any_work() {
 #[test]
 fn a_wafer_too_large_for_the_adapter_is_refused() {
     let Some(ctx) = common::gpu() else { return };
-    // Enough PEs that one field exceeds a storage binding of this adapter, in Table 3's
-    // blocks (100 cells per PE at n = 8) and in the direct reads' dense grid (64) alike, a
-    // prime number of them along each side, so that no block of sub-wafers splits it.
     let max = ctx.adapter.max_binding_bytes();
-    let least = ((max / 4) as f64 / 64.0).sqrt() as u64 + 64;
     let prime = |k: &u64| {
         (2..*k)
             .take_while(|d| d * d <= *k)
             .all(|d| !k.is_multiple_of(d))
     };
-    let side = (least..).find(prime).unwrap().to_string();
-    let pes = format!("{side}x{side}");
-    let out = scratch("large");
-    let args = [
-        "run",
-        "heat5",
-        "--pes",
-        &pes,
-        "--n",
-        "8",
-        "--backend",
-        "vulkan",
-        "--out",
-        out.to_str().unwrap(),
-    ];
     let backend = format!("{:?}", ctx.adapter.info.backend).to_lowercase();
-    let args: Vec<&str> = args
-        .iter()
-        .map(|a| if *a == "vulkan" { backend.as_str() } else { a })
-        .collect();
-    assert_rejected(
-        &args,
+    let out = scratch("large");
+    let refused = |side: u64, engine: &str, needles: &[&str]| {
+        let pes = format!("{side}x{side}");
+        let at = out.to_str().unwrap();
+        let args = [
+            "run",
+            "heat5",
+            "--pes",
+            &pes,
+            "--n",
+            "8",
+            "--backend",
+            &backend,
+        ];
+        let args = [&args[..], &["--engine", engine, "--out", at]].concat();
+        assert_rejected(&args, needles);
+        assert!(!out.exists(), "a refused run left {} behind", out.display());
+    };
+    // Enough PEs that one field exceeds a storage binding of this adapter, in Table 3's
+    // blocks (100 cells per PE at n = 8) and in the direct reads' dense grid (64) alike, a
+    // prime number of them along each side, so that no block of sub-wafers splits it.
+    let dense = ((max / 4) as f64 / 64.0).sqrt() as u64;
+    let side = (dense + 64..).find(prime).unwrap();
+    refused(
+        side,
+        "auto",
         &["MiB per storage binding", "no block of", "fewer PEs"],
     );
-    assert!(!out.exists(), "a refused run left {} behind", out.display());
+    // Between the two, the explicit engine is refused and names the fused one.
+    let side = (dense - 96..dense - 32).rev().find(prime).unwrap();
+    assert!(
+        side * side * 100 * 4 > max,
+        "{side} PEs fit Table 3's blocks"
+    );
+    refused(side, "wafer", &["no block of", "--engine fused fits it"]);
 }
 
 #[test]
