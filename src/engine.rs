@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::cpu::{CpuCluster, CpuGlobal};
 use glam::UVec2;
 
 use crate::cluster::Scheduler;
+use crate::cpu::{CpuCluster, CpuGlobal};
 use crate::gpu::point_blocks;
 use crate::gpu::split::{self, SplitCluster};
 use crate::gpu::{

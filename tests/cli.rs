@@ -600,31 +600,33 @@ fn a_check_that_does_not_fit_is_refused_before_any_file() {
     }
     // The check's wafer (145 MiB at n = 1) runs as sub-wafers.
     let out = scratch("check-split");
+    let at = out.to_str().unwrap();
     let run = |n: &'static str, engine: &'static str| {
-        let at = out.to_str().unwrap().to_string();
-        let args = [
-            "run",
-            "heat5",
+        let flags = [
             "--engine",
             engine,
             "--check",
             "--pes",
             "2048x2048",
+            "--n",
+            n,
         ];
-        let rest = ["--n", n, "--steps", "1", "--out", &at, "--force"].map(String::from);
-        [args.map(String::from).to_vec(), rest.to_vec()].concat()
+        [
+            &["run", "heat5"],
+            &flags[..],
+            &["--steps", "1", "--out", at, "--force"],
+        ]
+        .concat()
     };
-    let args = run("1", "global");
-    let stdout = succeeds(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let stdout = succeeds(&run("1", "global"));
     assert!(
         stdout.contains("bit-identical to the emulated wafer"),
         "{stdout}"
     );
     std::fs::remove_dir_all(&out).unwrap();
     // The global kernel's field (144 MiB at n = 3) needs one binding.
-    let args = run("3", "wafer");
     assert_rejected(
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &run("3", "wafer"),
         &[
             "--check: a 6144x6144 global grid",
             "allows 128 MiB per storage binding",

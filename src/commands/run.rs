@@ -408,10 +408,8 @@ impl fmt::Display for RunReport {
         }
         if let Some(links) = &self.links {
             writeln!(f, "links         (rounds: the schedule's logical clock)")?;
-            match f.alternate() {
-                true => write!(f, "{:#}", LinkTable(links))?,
-                false => write!(f, "{}", LinkTable(links))?,
-            }
+            // The same formatter, so that `{:#}` lists every link.
+            fmt::Display::fmt(&LinkTable(links), f)?;
         }
         if let Some(prediction) = &self.emulated {
             write!(f, "\n{prediction}\n")?;

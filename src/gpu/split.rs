@@ -34,8 +34,11 @@ pub fn parts(
         .collect();
     candidates.sort_by_key(|k| (k.x * k.y, k.x));
     for k in candidates {
-        if sub_wafer(&g, k).is_ok() && bytes(&split(problem, k)?)? <= max {
-            return Ok(k);
+        // A split whose sub-wafers are narrower than the comm width does not exist.
+        if let Ok(sub) = split(problem, k) {
+            if bytes(&sub)? <= max {
+                return Ok(k);
+            }
         }
     }
     Err(Error::TooLarge(format!(
