@@ -313,8 +313,9 @@ pub struct TsunamiArgs {
     /// Output folder
     #[arg(long, default_value = "tsunami")]
     pub out: PathBuf,
-    /// Write into an output folder that already holds results (without it such a folder is
-    /// refused; a folder another run is writing is always refused)
+    /// Write into an output folder that already holds results, removing first the files that
+    /// earlier runs wrote there (other files stay; without it such a folder is refused; a
+    /// folder another run is writing is always refused)
     #[arg(long)]
     pub force: bool,
     /// Leave the frames out of the NetCDF file (maps and depth only)
@@ -487,8 +488,9 @@ pub struct ReproduceArgs {
     /// Output folder for the CSVs, plots and report.md
     #[arg(long, default_value = "reproduce")]
     pub out: PathBuf,
-    /// Write into an output folder that already holds results (without it such a folder is
-    /// refused; a folder another run is writing is always refused)
+    /// Write into an output folder that already holds results, removing first the files that
+    /// earlier runs wrote there (other files stay; without it such a folder is refused; a
+    /// folder another run is writing is always refused)
     #[arg(long)]
     pub force: bool,
     /// PEs per wafer: paper (both node sizes of the paper's Table 5, 744x1116 and 720x720;
@@ -590,8 +592,9 @@ pub struct RunArgs {
     /// Output folder for the fields and summary.txt
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
-    /// Write into an output folder that already holds results (without it such a folder is
-    /// refused; a folder another run is writing is always refused)
+    /// Write into an output folder that already holds results, removing first the files that
+    /// earlier runs wrote there (other files stay; without it such a folder is refused; a
+    /// folder another run is writing is always refused)
     #[arg(long)]
     pub force: bool,
     /// Write no files, only print the summary

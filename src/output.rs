@@ -1,8 +1,10 @@
 //! Output files: fields as `.npy` and as PNG pictures with a colour bar. Every file is written
 //! to a temporary name beside its target and renamed, so no half-written file is ever left.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::field::GlobalField;
 use crate::{Error, Result};
@@ -25,8 +27,10 @@ pub fn temp_path(path: &Path) -> std::path::PathBuf {
 }
 
 /// Renames the synced temporary file `tmp` to `path` and syncs their folder, so that the new
-/// name survives a crash (where a folder can be opened for that: not on Windows).
+/// name survives a crash (where a folder can be opened for that: not on Windows). A `path` in
+/// a claimed folder is listed there first ([`list_written`]).
 pub fn rename_into_place(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    list_written(path)?;
     std::fs::rename(tmp, path)?;
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Ok(folder) = std::fs::File::open(folder.unwrap_or(Path::new("."))) {
@@ -86,7 +90,7 @@ fn is_stale(lock: &Path) -> bool {
 
 /// Checks, before any work, that `dir` can receive a run's results: writable, not locked by
 /// another run (a stale lock does not count), and holding no results yet (visible entries)
-/// unless `force`.
+/// unless `force` (the run then replaces an earlier run's files, [`Earlier::Replace`]).
 pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
     check_writable(dir)?;
     if dir.join(LOCK).exists() && !is_stale(&dir.join(LOCK)) {
@@ -102,28 +106,58 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
         .find(|name| !name.starts_with('.'));
     match (result, force) {
         (Some(name), false) => Err(crate::invalid!(
-            "output folder {} already holds results ({name}, ...): choose another --out, or pass --force to write over them",
+            "output folder {} already holds results ({name}, ...): choose another --out, or pass --force to replace them",
             dir.display()
         )),
         _ => Ok(()),
     }
 }
 
+/// The list, in a folder runs claimed, of the entries they wrote there (a name a line), so
+/// that a run with `--force` removes an earlier run's files and no others.
+const WRITTEN: &str = ".wafer-emu.written";
+
+/// The folders this process has claimed (absolute) and the names listed in each. Global
+/// because every writer lists its file through [`rename_into_place`], wherever it is called.
+static CLAIMED: Mutex<Vec<(PathBuf, BTreeSet<String>)>> = Mutex::new(Vec::new());
+
+/// What a run does with the files an earlier run wrote into its folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Earlier {
+    /// Goes on from them (`--resume`).
+    Keep,
+    /// Removes them before it writes: those listed in the folder's [`WRITTEN`].
+    Replace,
+}
+
+impl Earlier {
+    /// Keep with `--resume`, else Replace.
+    pub fn resuming(resume: bool) -> Self {
+        match resume {
+            true => Self::Keep,
+            false => Self::Replace,
+        }
+    }
+}
+
 /// A folder a run writes, locked against other runs until it is dropped.
 #[derive(Debug)]
 pub struct OutputDir {
+    dir: PathBuf,
     lock: PathBuf,
 }
 
 impl Drop for OutputDir {
     fn drop(&mut self) {
+        let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+        claimed.retain(|(dir, _)| *dir != self.dir);
         let _ = std::fs::remove_file(&self.lock);
     }
 }
 
-/// Creates `dir` and takes its lock, from a run that is gone too; refuses when another run
-/// holds it.
-pub fn claim_dir(dir: &Path) -> Result<OutputDir> {
+/// Creates `dir` and takes its lock, from a run that is gone too (refused while another run
+/// holds it), then keeps or removes the files earlier runs listed there.
+pub fn claim_dir(dir: &Path, earlier: Earlier) -> Result<OutputDir> {
     create_dir(dir)?;
     let lock = dir.join(LOCK);
     if is_stale(&lock) {
@@ -136,15 +170,93 @@ pub fn claim_dir(dir: &Path) -> Result<OutputDir> {
     {
         Ok(mut file) => {
             let _ = writeln!(file, "{}", std::process::id());
-            Ok(OutputDir { lock })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(crate::invalid!(
-            "another wafer-emu run is writing {} (lock file {})",
-            dir.display(),
-            lock.display()
-        )),
-        Err(e) => Err(io_error(&lock, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(crate::invalid!(
+                "another wafer-emu run is writing {} (lock file {})",
+                dir.display(),
+                lock.display()
+            ))
+        }
+        Err(e) => return Err(io_error(&lock, e)),
     }
+    let claim = OutputDir {
+        dir: absolute(dir),
+        lock,
+    };
+    let mut listed = read_written(dir)?;
+    if earlier == Earlier::Replace {
+        remove_written(dir, &listed)?;
+        listed.clear();
+    }
+    let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+    claimed.push((claim.dir.clone(), listed));
+    Ok(claim)
+}
+
+/// The names listed in `dir`'s [`WRITTEN`]: plain entries of the folder, none hidden.
+fn read_written(dir: &Path) -> Result<BTreeSet<String>> {
+    let path = dir.join(WRITTEN);
+    let text = match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
+        read => read.map_err(|e| io_error(&path, e))?,
+    };
+    Ok(text
+        .lines()
+        .filter(|name| is_listable(name))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// Whether a folder's entry `name` is listed as a run's: a plain name, not hidden (locks,
+/// temporary files).
+fn is_listable(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\n'])
+}
+
+/// Removes the entries of `dir` named in `listed` (files, or folders with all they hold), then
+/// the list.
+fn remove_written(dir: &Path, listed: &BTreeSet<String>) -> Result<()> {
+    for path in listed.iter().map(|name| dir.join(name)) {
+        let removed = match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => std::fs::remove_file(&path),
+        };
+        removed.map_err(|e| io_error(&path, e))?;
+    }
+    match std::fs::remove_file(dir.join(WRITTEN)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_error(dir, e)),
+        _ => Ok(()),
+    }
+}
+
+/// Lists the entry that `path` lies in (itself, or a folder of it) in the [`WRITTEN`] of the
+/// innermost claimed folder that holds it, unless listed or hidden. A path in no claimed folder
+/// is left.
+pub fn list_written(path: &Path) -> std::io::Result<()> {
+    let path = absolute(path);
+    let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+    let holders = claimed.iter_mut().filter(|(dir, _)| path.starts_with(dir));
+    let Some((dir, listed)) = holders.max_by_key(|(dir, _)| dir.components().count()) else {
+        return Ok(());
+    };
+    let Some(name) = path.strip_prefix(&*dir).ok().and_then(|p| p.iter().next()) else {
+        return Ok(());
+    };
+    let name = name.to_string_lossy();
+    if !is_listable(&name) || listed.contains(&*name) {
+        return Ok(());
+    }
+    let mut list = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(WRITTEN))?;
+    writeln!(list, "{name}")?;
+    list.sync_all()?;
+    listed.insert(name.into_owned());
+    Ok(())
 }
 
 /// Checks, before any work, that `path` (named `what` in messages) can become a regular file:
@@ -669,6 +781,21 @@ pub fn write_field(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list that names a path outside the folder, a hidden entry or one below another names
+    /// nothing: `--force` removes plain entries of the folder only.
+    #[test]
+    fn a_written_list_names_plain_entries_only() {
+        let dir = std::env::temp_dir().join(format!("wafer-emu-written-{}", std::process::id()));
+        create_dir(&dir).unwrap();
+        let lines = [
+            "a.npy", "../up", "/abs", ".lock", "", "sub/x", "c:\\x", "my run",
+        ];
+        std::fs::write(dir.join(WRITTEN), lines.join("\n")).unwrap();
+        let listed = read_written(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(listed, BTreeSet::from(["a.npy".into(), "my run".into()]));
+    }
 
     #[test]
     fn npy_header_is_aligned_and_data_follows() {

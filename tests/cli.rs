@@ -465,7 +465,7 @@ fn a_run_writes_fields_and_summary() {
                 format!("heat9_u_step{s:08}.png"),
             ]
         })
-        .chain(["summary.txt".to_string()])
+        .chain(["summary.txt", ".wafer-emu.written"].map(String::from))
         .collect();
     let mut expected = expected;
     expected.sort();
@@ -1036,6 +1036,48 @@ fn output_folders_are_never_mixed_and_only_regular_files_are_written() {
     );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&other).unwrap();
+}
+
+/// `--force` removes the files earlier runs wrote into the folder (those a resumed run added
+/// too) before it writes its own, and keeps every file they did not write.
+#[test]
+fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
+    let out = scratch("force");
+    let dir = out.to_str().unwrap();
+    let base = ["run", "heat5", "--pes", "2x2", "--n", "4"];
+    let every = ["--snapshot-every", "1", "--checkpoint-every", "2"];
+    succeeds(&[&base[..], &every, &["--steps", "4", "--out", dir]].concat());
+    succeeds(&[&base[..], &every, &["--steps", "6", "--resume", dir]].concat());
+    let visible = || {
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    };
+    let snapshots = |steps: u32| {
+        (0..=steps).flat_map(|s| ["npy", "png"].map(|ext| format!("heat5_u_step{s:08}.{ext}")))
+    };
+    let mut expected: Vec<String> = snapshots(6)
+        .chain(["checkpoint", "summary.txt"].map(String::from))
+        .collect();
+    expected.sort();
+    assert_eq!(visible(), expected);
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    std::fs::create_dir(out.join("mine")).unwrap();
+    std::fs::write(out.join("mine").join("heat5_u_step00000003.npy"), b"mine").unwrap();
+    succeeds(&[&base[..], &["--steps", "1", "--out", dir, "--force"]].concat());
+    let mut expected: Vec<String> = snapshots(1)
+        .skip(2)
+        .chain(["mine", "notes.txt", "summary.txt"].map(String::from))
+        .collect();
+    expected.sort();
+    assert_eq!(visible(), expected);
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    let kept = out.join("mine").join("heat5_u_step00000003.npy");
+    assert_eq!(std::fs::read(kept).unwrap(), b"mine");
 }
 
 /// Negative numbers are values (named in the error), not unknown flags; a cost model with no

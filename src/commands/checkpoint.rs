@@ -98,6 +98,7 @@ pub(crate) fn write(
     if last.exists() {
         std::fs::rename(&last, &old).map_err(io)?;
     }
+    output::list_written(&last).map_err(io)?;
     std::fs::rename(&fresh, &last).map_err(io)?;
     // This one's old checkpoint, and whatever an interrupted earlier swap left.
     for stale in leftovers(out) {

@@ -179,7 +179,7 @@ fn steps_per_s(params: &TimingParams, cycles: f64) -> f64 {
 /// Runs everything and writes the files; returns their paths (the report last).
 pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Result<Vec<PathBuf>> {
     crate::output::check_output_dir(&config.out, config.force)?;
-    let _claim = crate::output::claim_dir(&config.out)?;
+    let _claim = crate::output::claim_dir(&config.out, crate::output::Earlier::Replace)?;
     let mut model = Model {
         sizes: config.sizes.clone(),
         cache: HashMap::new(),

@@ -163,7 +163,10 @@ pub fn run(
         ),
         false => None,
     };
-    let _claim = config.out.as_deref().map(output::claim_dir).transpose()?;
+    let earlier = output::Earlier::resuming(config.resume);
+    let _claim = (config.out.as_deref())
+        .map(|dir| output::claim_dir(dir, earlier))
+        .transpose()?;
     let mut outputs = vec![];
     let (state, stepping) = step_through(
         config,
