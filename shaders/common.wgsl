@@ -33,16 +33,17 @@ struct Wafer {
     pad2: u32,
 }
 
-// The global grid of the reference kernel.
+// The global grid of the reference kernel, and the band of its rows a dispatch computes
+// (shaders/global_grid.wgsl).
 struct Grid {
     nx: u32,
     ny: u32,
     rows_per_thread: u32,
-    plane: u32,      // pitch * ny: cells of one field
+    plane: u32,      // cells of one field in the band's buffers: pitch * its stored rows
     pitch: u32,      // cells from a row to the next: nx, or more for the vec4 rows
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    first: u32,      // the band's first row
+    rows: u32,       // and its number of rows
+    shift: u32,      // global row y lies in stored row (y + shift) mod ny
 }
 
 // Dispatches are 2D when one dimension would exceed the adapter's limit.

@@ -406,7 +406,10 @@ pub fn simulator(
         (EngineKind::Wafer | EngineKind::Fused, None) => {
             Box::new(CpuCluster::new(problem)?.with_time_block(problem, placement.time_block))
         }
-        (EngineKind::Global, Some(ctx)) => Box::new(GpuGlobal::new(ctx.clone(), problem)?),
+        (EngineKind::Global, Some(ctx)) => {
+            let binding = GpuCluster::max_binding(ctx, engine.0);
+            Box::new(GpuGlobal::within(ctx.clone(), problem, binding)?)
+        }
         (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
     })
 }

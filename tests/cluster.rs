@@ -1025,6 +1025,90 @@ fn state_split_over_several_bindings_equals_the_unsplit_run() {
     );
 }
 
+/// A global grid larger than a storage binding runs in bands of rows, bit for bit the whole
+/// grid's: every kernel, rows of vec4s and not, the Point runs of one and of 4 rows, Rows3's
+/// 1 and 3 rows per invocation, down to the smallest bands that fit; below them, an error
+/// naming the grid and the binding.
+#[test]
+fn a_global_grid_larger_than_a_binding_runs_in_bands_bit_for_bit() {
+    let Some(ctx) = common::gpu() else { return };
+    let retuned = ctx.retuned(Tuning {
+        point_rows: 4,
+        direct_cols: 8,
+        global_rows: 3,
+        ..ctx.tuning
+    });
+    for ctx in [ctx, retuned] {
+        for kernel in KernelKind::ALL {
+            // 16 and 9 points wide; 28 and 27 rows.
+            for (pes, n) in [((4, 7), 4), ((3, 9), 3)] {
+                let problem = match kernel {
+                    KernelKind::Swe => common::swe_problem((1, 1), pes, n, 7),
+                    heat => common::problem(heat, pes, n, 7),
+                };
+                assert_bands_keep_the_bits(&ctx, &problem);
+            }
+        }
+    }
+}
+
+/// Runs `problem` in ever smaller bindings until bands of the global grid no longer fit, each
+/// against the whole grid at steps 1, 2 and 5; at least three counts of bands.
+fn assert_bands_keep_the_bits(ctx: &Arc<GpuContext>, problem: &Problem) {
+    let grid = problem.kernel.grid();
+    let fields = problem.spec().fields.len() as u64;
+    let mut limit = grid.x as u64 * grid.y as u64 * fields * 4 * 3;
+    let mut counts = std::collections::BTreeSet::new();
+    let name = format!("{} {}x{}", problem.spec().name, grid.x, grid.y);
+    loop {
+        let name = format!("{name} in {limit} bytes");
+        let mut banded = match GpuGlobal::within(ctx.clone(), problem, limit) {
+            Ok(banded) => banded,
+            // Bands too small for the binding, or (shallow water) constant pages too many.
+            Err(Error::TooLarge(why)) => {
+                let grid = format!("a {}x{} global grid", grid.x, grid.y);
+                assert!(
+                    why.contains(&grid) || why.contains("constant fields"),
+                    "{name}: {why}"
+                );
+                break;
+            }
+            Err(e) => panic!("{name}: {e}"),
+        };
+        let describe = banded.describe();
+        let bands = describe
+            .split(" bands of rows")
+            .next()
+            .and_then(|s| s.rsplit(' ').next())
+            .and_then(|k| k.parse::<u32>().ok())
+            .unwrap_or(1);
+        counts.insert(bands);
+        let mut whole = GpuGlobal::new(ctx.clone(), problem).unwrap();
+        for t in [1, 2, 5] {
+            banded.advance(t - banded.step()).unwrap();
+            whole.advance(t - whole.step()).unwrap();
+            let (a, b) = (banded.state().unwrap(), whole.state().unwrap());
+            for (f, (a, b)) in a.iter().zip(&b).enumerate() {
+                let differ = a
+                    .data
+                    .iter()
+                    .zip(&b.data)
+                    .filter(|(p, q)| p.to_bits() != q.to_bits());
+                assert_eq!(
+                    differ.count(),
+                    0,
+                    "{name} ({describe}): field {f} after {t} steps"
+                );
+            }
+        }
+        limit = limit * 2 / 3;
+    }
+    assert!(
+        counts.len() >= 3 && counts.contains(&1),
+        "{name}: {counts:?}"
+    );
+}
+
 #[test]
 fn a_link_of_capacity_zero_fails_naming_wafer_link_and_step() {
     let Some(ctx) = common::gpu() else { return };

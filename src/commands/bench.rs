@@ -455,7 +455,12 @@ fn add_gpu_variants(
         Ok(Variant::new(name, move |steps| copy.run(steps)))
     })?;
     lineup.add("GPU global kernel".into(), |name| {
-        Ok(stepper(name, GpuGlobal::new(ctx.clone(), &problems[0])?))
+        let global = GpuGlobal::new(ctx.clone(), &problems[0])?;
+        let name = match global.bands() {
+            1 => name,
+            k => format!("{name} in {k} bands of rows"),
+        };
+        Ok(stepper(name, global))
     })?;
     for (problem, &time_block) in problems.iter().zip(blocks) {
         let explicit = wafer_name("GPU", &problem.geometry);

@@ -336,7 +336,11 @@ impl GpuContext {
 
     /// Checks that a buffer of `bytes` fits one storage binding of this adapter.
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
-        let max = self.adapter.max_binding_bytes();
+        self.check_binding_within(what, bytes, self.adapter.max_binding_bytes())
+    }
+
+    /// Checks that a buffer of `bytes` fits a storage binding of at most `max` bytes.
+    pub fn check_binding_within(&self, what: &str, bytes: u64, max: u64) -> Result<()> {
         if bytes > max {
             return Err(Error::TooLarge(format!(
                 "{what} needs {} MiB in one storage binding, but {} allows {} MiB per storage binding: use fewer PEs or a smaller n",
@@ -616,18 +620,42 @@ impl GpuContext {
         points: u64,
         record: impl Fn(&mut wgpu::ComputePass<'_>, u64),
     ) -> Result<()> {
+        self.submit_chunks(first, steps, points, |encoder, chunk| {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            chunk.for_each(|s| record(&mut pass, s));
+        })
+    }
+
+    /// As [`Self::run_steps`], where each step records its own passes and copies:
+    /// `record(encoder, step)`.
+    pub fn run_commands(
+        &self,
+        first: u64,
+        steps: u64,
+        points: u64,
+        record: impl Fn(&mut wgpu::CommandEncoder, u64),
+    ) -> Result<()> {
+        self.submit_chunks(first, steps, points, |encoder, chunk| {
+            chunk.for_each(|s| record(encoder, s));
+        })
+    }
+
+    /// Records the steps `first .. first + steps` in chunks, one encoder and submission each,
+    /// sized by [`UPDATES_PER_SUBMISSION`], and waits for them.
+    fn submit_chunks(
+        &self,
+        first: u64,
+        steps: u64,
+        points: u64,
+        record: impl Fn(&mut wgpu::CommandEncoder, std::ops::Range<u64>),
+    ) -> Result<()> {
         let per_submission =
             (UPDATES_PER_SUBMISSION / points.max(1)).clamp(1, MAX_STEPS_PER_SUBMISSION);
         let mut done = 0;
         while done < steps {
             let count = per_submission.min(steps - done);
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                for s in first + done..first + done + count {
-                    record(&mut pass, s);
-                }
-            }
+            record(&mut encoder, first + done..first + done + count);
             self.queue.submit([encoder.finish()]);
             done += count;
         }

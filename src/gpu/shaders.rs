@@ -12,8 +12,12 @@ use super::tuning::Tuning;
 use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
-const LIBRARY: [(&str, &str); 33] = [
+const LIBRARY: [(&str, &str); 34] = [
     ("common", include_str!("../../shaders/common.wgsl")),
+    (
+        "global_grid",
+        include_str!("../../shaders/global_grid.wgsl"),
+    ),
     ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
     ("links", include_str!("../../shaders/cluster_links.wgsl")),
     ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),

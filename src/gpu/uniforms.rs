@@ -83,19 +83,28 @@ pub struct GridUniform {
     rows_per_thread: u32,
     plane: u32,
     pitch: u32,
-    pad: [u32; 3],
+    first: u32,
+    rows: u32,
+    shift: u32,
 }
 
 impl GridUniform {
-    /// A grid of `nx x ny` points stored in rows `pitch` cells apart.
-    pub fn new(nx: u32, ny: u32, pitch: u32, rows_per_thread: u32) -> Self {
+    /// A grid of `nx x ny` points whose band of rows `first .. first + rows` is computed from
+    /// buffers of `stored` rows `pitch` cells apart, whose row 0 holds global row `base`.
+    pub fn new(
+        (nx, ny, pitch): (u32, u32, u32),
+        (first, rows, stored, base): (u32, u32, u32, u32),
+        rows_per_thread: u32,
+    ) -> Self {
         Self {
             nx,
             ny,
             rows_per_thread,
-            plane: pitch * ny,
+            plane: pitch * stored,
             pitch,
-            pad: [0; 3],
+            first,
+            rows,
+            shift: ny - base,
         }
     }
 }
@@ -214,6 +223,9 @@ mod tests {
                 vec![
                     ("plane", offset_of!(GridUniform, plane)),
                     ("pitch", offset_of!(GridUniform, pitch)),
+                    ("first", offset_of!(GridUniform, first)),
+                    ("rows", offset_of!(GridUniform, rows)),
+                    ("shift", offset_of!(GridUniform, shift)),
                 ],
             ),
             (
