@@ -326,8 +326,8 @@ pub struct TsunamiArgs {
     #[arg(long, value_name = "MIN")]
     pub checkpoint_every: Option<f64>,
     /// Continue the tsunami whose folder is DIR from its checkpoint (the same command line
-    /// otherwise; --hours may grow; DIR is the output folder, --out is not used), bit for bit
-    /// as if it had not stopped
+    /// otherwise; --hours may grow; DIR is the output folder, whose files stay; --out is not
+    /// used), bit for bit as if it had not stopped
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
     /// What runs: the emulated wafer with Table 3's explicit dispatches (wafer), with fused
@@ -608,8 +608,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "K")]
     pub checkpoint_every: Option<u64>,
     /// Continue the run whose folder is DIR from its checkpoint, to --steps, bit for bit as if
-    /// it had not stopped (the same command line otherwise; DIR is the output folder, --out is
-    /// not used)
+    /// it had not stopped (the same command line otherwise; DIR is the output folder, whose
+    /// files stay; --out is not used)
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
     /// Colour range LO,HI of every picture (the same scale across snapshots); by default each

@@ -130,16 +130,6 @@ pub enum Earlier {
     Replace,
 }
 
-impl Earlier {
-    /// Keep with `--resume`, else Replace.
-    pub fn resuming(resume: bool) -> Self {
-        match resume {
-            true => Self::Keep,
-            false => Self::Replace,
-        }
-    }
-}
-
 /// A folder a run writes, locked against other runs until it is dropped.
 #[derive(Debug)]
 pub struct OutputDir {
@@ -197,21 +187,22 @@ pub fn claim_dir(dir: &Path, earlier: Earlier) -> Result<OutputDir> {
 /// The names listed in `dir`'s [`WRITTEN`]: plain entries of the folder, none hidden.
 fn read_written(dir: &Path) -> Result<BTreeSet<String>> {
     let path = dir.join(WRITTEN);
-    let text = match std::fs::read_to_string(&path) {
+    let bytes = match std::fs::read(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
         read => read.map_err(|e| io_error(&path, e))?,
     };
-    Ok(text
+    Ok(String::from_utf8_lossy(&bytes)
         .lines()
         .filter(|name| is_listable(name))
         .map(str::to_owned)
         .collect())
 }
 
-/// Whether a folder's entry `name` is listed as a run's: a plain name, not hidden (locks,
-/// temporary files).
+/// Whether a folder's entry `name` is listed as a run's: a plain name (no separator, drive or
+/// control character), not hidden (locks, temporary files).
 fn is_listable(name: &str) -> bool {
-    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\n'])
+    let plain = !name.contains(['/', '\\', ':']) && !name.contains(char::is_control);
+    plain && !name.is_empty() && !name.starts_with('.')
 }
 
 /// Removes the entries of `dir` named in `listed` (files, or folders with all they hold), then
@@ -782,19 +773,23 @@ pub fn write_field(
 mod tests {
     use super::*;
 
-    /// A list that names a path outside the folder, a hidden entry or one below another names
-    /// nothing: `--force` removes plain entries of the folder only.
+    /// A list that names a path outside the folder, a hidden entry, one below another or with a
+    /// drive or control character names nothing: `--force` removes plain entries of the folder
+    /// only. A line that is not UTF-8 is read as best it can be.
     #[test]
     fn a_written_list_names_plain_entries_only() {
         let dir = std::env::temp_dir().join(format!("wafer-emu-written-{}", std::process::id()));
         create_dir(&dir).unwrap();
         let lines = [
-            "a.npy", "../up", "/abs", ".lock", "", "sub/x", "c:\\x", "my run",
+            "a.npy", "../up", "/abs", ".lock", "", "sub/x", "c:x", "t\tab", "my run",
         ];
-        std::fs::write(dir.join(WRITTEN), lines.join("\n")).unwrap();
+        let mut bytes = lines.join("\n").into_bytes();
+        bytes.extend(b"\nnot \xff utf-8");
+        std::fs::write(dir.join(WRITTEN), bytes).unwrap();
         let listed = read_written(&dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(listed, BTreeSet::from(["a.npy".into(), "my run".into()]));
+        let expected = ["a.npy", "my run", "not \u{fffd} utf-8"].map(String::from);
+        assert_eq!(listed, BTreeSet::from(expected));
     }
 
     #[test]

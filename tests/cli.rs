@@ -1042,7 +1042,8 @@ fn output_folders_are_never_mixed_and_only_regular_files_are_written() {
 }
 
 /// `--force` removes the files earlier runs wrote into the folder (those a resumed run added
-/// too) before it writes its own, and keeps every file they did not write.
+/// too, and a checkpoint an interrupted swap left) before it writes its own, and keeps every
+/// file they did not write.
 #[test]
 fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
     let out = scratch("force");
@@ -1068,6 +1069,10 @@ fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
         .collect();
     expected.sort();
     assert_eq!(visible(), expected);
+    // What a run killed between the renames of a checkpoint swap leaves.
+    let swapped = out.join(".checkpoint.old-1");
+    std::fs::create_dir(&swapped).unwrap();
+    std::fs::copy(out.join("checkpoint/meta.json"), swapped.join("meta.json")).unwrap();
     std::fs::write(out.join("notes.txt"), b"mine").unwrap();
     std::fs::create_dir(out.join("mine")).unwrap();
     std::fs::write(out.join("mine").join("heat5_u_step00000003.npy"), b"mine").unwrap();
@@ -1078,6 +1083,7 @@ fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
         .collect();
     expected.sort();
     assert_eq!(visible(), expected);
+    assert!(!swapped.exists());
     assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
     let kept = out.join("mine").join("heat5_u_step00000003.npy");
     assert_eq!(std::fs::read(kept).unwrap(), b"mine");

@@ -31,6 +31,23 @@ pub(crate) fn latest(out: &Path) -> PathBuf {
         .unwrap_or(main)
 }
 
+/// Claims the run folder `out` ([`output::claim_dir`]): a resumed run keeps what earlier runs
+/// wrote there; any other replaces it, and removes the copies an interrupted checkpoint swap
+/// left (hidden, so never listed), which a later `--resume` would take up.
+pub(crate) fn claim(out: &Path, resume: bool) -> Result<output::OutputDir> {
+    if resume {
+        return output::claim_dir(out, output::Earlier::Keep);
+    }
+    let claim = output::claim_dir(out, output::Earlier::Replace)?;
+    for stale in leftovers(out) {
+        std::fs::remove_dir_all(&stale).map_err(|source| Error::Io {
+            path: stale.clone(),
+            source,
+        })?;
+    }
+    Ok(claim)
+}
+
 /// The folders a checkpoint swap leaves beside `checkpoint` when it is interrupted.
 fn leftovers(out: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(out) else {
@@ -95,10 +112,10 @@ pub(crate) fn write(
         path: last.clone(),
         source: e,
     };
+    output::list_written(&last).map_err(io)?;
     if last.exists() {
         std::fs::rename(&last, &old).map_err(io)?;
     }
-    output::list_written(&last).map_err(io)?;
     std::fs::rename(&fresh, &last).map_err(io)?;
     // This one's old checkpoint, and whatever an interrupted earlier swap left.
     for stale in leftovers(out) {

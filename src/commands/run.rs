@@ -163,9 +163,8 @@ pub fn run(
         ),
         false => None,
     };
-    let earlier = output::Earlier::resuming(config.resume);
     let _claim = (config.out.as_deref())
-        .map(|dir| output::claim_dir(dir, earlier))
+        .map(|dir| checkpoint::claim(dir, config.resume))
         .transpose()?;
     let mut outputs = vec![];
     let (state, stepping) = step_through(

@@ -239,7 +239,7 @@ pub fn tsunami(
     let sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, placement)?;
     let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
     warnings.iter().for_each(|w| on_warning(w));
-    let _claim = output::claim_dir(&config.out, output::Earlier::resuming(config.resume))?;
+    let _claim = checkpoint::claim(&config.out, config.resume)?;
     let mut frames = Frames::default();
     if config.resume {
         let dir = checkpoint::latest(&config.out);

@@ -25,8 +25,8 @@ const ROW_SKEW: u32 = 32;
 /// How a grid's rows are split over bands, each in its own buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Bands {
-    /// Each band's rows: `(first, rows)`, in order.
-    rows: Vec<(u32, u32)>,
+    /// Each band's rows: `(first, count)`, in order.
+    spans: Vec<(u32, u32)>,
     /// Rows each band holds of each neighbour's (none for one band: the grid wraps itself).
     ghosts: u32,
     /// Rows past its upper ghosts that a band's buffers hold, never read into a stored value:
@@ -41,9 +41,8 @@ impl Bands {
     /// neighbour. `None` where no band fits.
     fn plan(ny: u32, row_bytes: u64, (ghosts, slack): (u32, u32), max: u64) -> Option<Self> {
         if ny as u64 * row_bytes <= max {
-            let rows = vec![(0, ny)];
             return Some(Self {
-                rows,
+                spans: vec![(0, ny)],
                 ghosts: 0,
                 slack: 0,
             });
@@ -54,7 +53,7 @@ impl Bands {
             .map(|k| {
                 let edge = |b: u32| (ny as u64 * b as u64 / k as u64) as u32;
                 Self {
-                    rows: (0..k).map(|b| (edge(b), edge(b + 1) - edge(b))).collect(),
+                    spans: (0..k).map(|b| (edge(b), edge(b + 1) - edge(b))).collect(),
                     ghosts,
                     slack,
                 }
@@ -299,7 +298,7 @@ fn upload_bands(
             slots,
         })
     };
-    plan.rows.iter().map(upload).collect()
+    plan.spans.iter().map(upload).collect()
 }
 
 /// Invocations of a stage of `driver` over an `nx` by `ny` grid: blocks of 8 columns by the
@@ -382,12 +381,12 @@ mod tests {
     fn bands_are_the_fewest_that_fit_and_hold_their_ghosts() {
         let whole = Bands::plan(10, 8, (1, 3), 80).unwrap();
         assert_eq!(
-            (whole.rows, whole.ghosts, whole.slack),
+            (whole.spans, whole.ghosts, whole.slack),
             (vec![(0, 10)], 0, 0)
         );
         // 79 bytes hold 9 rows: 4 of a band's own besides 2 ghosts and 3 slack.
         let split = Bands::plan(10, 8, (1, 3), 79).unwrap();
-        assert_eq!(split.rows, [(0, 3), (3, 3), (6, 4)]);
+        assert_eq!(split.spans, [(0, 3), (3, 3), (6, 4)]);
         assert_eq!(split.stored(4), 9);
         // No row of its own beside its ghosts and slack.
         assert_eq!(Bands::plan(10, 8, (1, 3), 5 * 8), None);
