@@ -141,11 +141,12 @@ impl EngineKind {
         }
     }
 
-    /// The engine a `--check` compares against.
+    /// The engine a `--check` compares against: the global kernel, or for it the emulated
+    /// wafer on the engine `auto` picks (the one that fits, where only one does).
     pub fn other(self) -> Self {
         match self {
             Self::Auto | Self::Wafer | Self::Fused => Self::Global,
-            Self::Global => Self::Wafer,
+            Self::Global => Self::Auto,
         }
     }
 

@@ -622,19 +622,25 @@ fn a_check_that_does_not_fit_is_refused_before_any_file() {
         assert!(stdout.contains(verdict), "{stdout}");
     }
     std::fs::remove_dir_all(&out).unwrap();
-    // A prime number of PEs along each side whose Table 3 blocks exceed a binding: no block
-    // of sub-wafers splits the explicit wafer that checks the global kernel.
+    // A prime number of PEs along each side whose dense grid exceeds a binding (64 cells per
+    // PE at n = 8): no block of sub-wafers splits the wafer that checks the global kernel, on
+    // any engine.
     let prime = |k: &u64| {
         (2..*k)
             .take_while(|d| d * d <= *k)
             .all(|d| !k.is_multiple_of(d))
     };
-    let side = (((max / 4) as f64 / 100.0).sqrt() as u64 + 8..)
+    let side = (((max / 4) as f64 / 64.0).sqrt() as u64 + 8..)
         .find(prime)
         .unwrap();
     assert_rejected(
         &run(at, &format!("{side}x{side}"), "8", "global"),
-        &["--check: a wafer of", "no block of", "or drop --check"],
+        &[
+            "--check: a wafer of",
+            "no block of",
+            "fewer PEs",
+            "or drop --check",
+        ],
     );
     assert!(!out.exists());
 }
