@@ -126,7 +126,7 @@ static CLAIMED: Mutex<Vec<(PathBuf, BTreeSet<String>)>> = Mutex::new(Vec::new())
 pub enum Earlier {
     /// Goes on from them (`--resume`).
     Keep,
-    /// Removes them before it writes: those listed in the folder's [`WRITTEN`].
+    /// Removes them before it writes: those listed in the folder's `.wafer-emu.written`.
     Replace,
 }
 
@@ -223,9 +223,9 @@ fn remove_written(dir: &Path, listed: &BTreeSet<String>) -> Result<()> {
     }
 }
 
-/// Lists the entry that `path` lies in (itself, or a folder of it) in the [`WRITTEN`] of the
-/// innermost claimed folder that holds it, unless listed or hidden. A path in no claimed folder
-/// is left.
+/// Lists the entry that `path` lies in (itself, or a folder of it) in the `.wafer-emu.written`
+/// of the innermost claimed folder that holds it, unless listed or hidden. A path in no claimed
+/// folder is left.
 pub fn list_written(path: &Path) -> std::io::Result<()> {
     let path = absolute(path);
     let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
