@@ -30,6 +30,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The names in folder `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Runs, expects exit code 2 and a stderr line containing every `needle`.
 fn assert_rejected(args: &[&str], needles: &[&str]) {
     let out = wafer_emu(args);
@@ -452,11 +462,7 @@ fn a_run_writes_fields_and_summary() {
             "summary lacks '{needle}':\n{stdout}"
         );
     }
-    let mut names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let names = names_in(&out);
     let expected: Vec<String> = [0, 5, 10]
         .iter()
         .flat_map(|s| {
@@ -1059,13 +1065,10 @@ fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
     succeeds(&[&base[..], &every, &["--steps", "4", "--out", dir]].concat());
     succeeds(&[&base[..], &every, &["--steps", "6", "--resume", dir]].concat());
     let visible = || {
-        let mut names: Vec<String> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| !name.starts_with('.'))
-            .collect();
-        names.sort();
+        let names = names_in(&out).into_iter();
         names
+            .filter(|name| !name.starts_with('.'))
+            .collect::<Vec<_>>()
     };
     let snapshots = |steps: u32| {
         (0..=steps).flat_map(|s| ["npy", "png"].map(|ext| format!("heat5_u_step{s:08}.{ext}")))

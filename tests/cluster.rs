@@ -1075,13 +1075,12 @@ fn assert_bands_keep_the_bits(ctx: &Arc<GpuContext>, problem: &Problem) {
             }
             Err(e) => panic!("{name}: {e}"),
         };
-        let describe = banded.describe();
-        let bands = describe
-            .split(" bands of rows")
-            .next()
-            .and_then(|s| s.rsplit(' ').next())
-            .and_then(|k| k.parse::<u32>().ok())
-            .unwrap_or(1);
+        let (describe, bands) = (banded.describe(), banded.bands());
+        assert_eq!(
+            describe.contains(&format!("in {bands} bands")),
+            bands > 1,
+            "{describe}"
+        );
         counts.insert(bands);
         let mut whole = GpuGlobal::new(ctx.clone(), problem).unwrap();
         for t in [1, 2, 5] {

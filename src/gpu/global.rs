@@ -66,12 +66,13 @@ impl Bands {
     }
 }
 
-/// One band: its rows `first .. first + rows`, held in its buffers from global row
-/// `first - ghosts` (around the torus) on.
+/// One band: its rows `first .. first + rows`, held in its buffers (`stored` rows) from global
+/// row `base` (`first - ghosts`, around the torus) on.
 struct Band {
     first: u32,
     rows: u32,
     stored: u32,
+    base: u32,
     slots: Vec<wgpu::Buffer>,
 }
 
@@ -132,8 +133,7 @@ impl GpuGlobal {
         let grids: Vec<_> = bands
             .iter()
             .map(|band| {
-                let base = (band.first + ny - plan.ghosts) % ny;
-                let shape = (band.first, band.rows, band.stored, base);
+                let shape = (band.first, band.rows, band.stored, band.base);
                 let grid = GridUniform::new((nx, ny, pitch), shape, ctx.tuning.global_rows);
                 ctx.uniform_buffer("grid", &grid)
             })
@@ -272,7 +272,7 @@ fn upload_bands(
 ) -> Result<Vec<Band>> {
     let (nx, ny) = (state[0].nx as usize, state[0].ny);
     let upload = |&(first, rows): &(u32, u32)| {
-        let stored = plan.stored(rows);
+        let (stored, base) = (plan.stored(rows), (first + ny - plan.ghosts) % ny);
         let mut initial = vec![0.0; pitch as usize * stored as usize * state.len()];
         let held = rows + 2 * plan.ghosts;
         for (plane, field) in initial
@@ -284,7 +284,7 @@ fn upload_bands(
                 .take(held as usize)
                 .enumerate()
             {
-                let y = (first + ny - plan.ghosts + s as u32) % ny;
+                let y = (base + s as u32) % ny;
                 row[..nx].copy_from_slice(&field.data[y as usize * nx..][..nx]);
             }
         }
@@ -295,6 +295,7 @@ fn upload_bands(
             first,
             rows,
             stored,
+            base,
             slots,
         })
     };
