@@ -2,7 +2,8 @@
 // A run of a Point stage's points along POINT_ROWS rows (composed in) keeps its window in
 // registers: the remapped state (`cur`), the step's start (`base`), the kernel's constant
 // planes (`window_const`) and row constants (`row_const`) at the WINDOW x WINDOW points (w +
-// 1, composed in; at most 3) of each of its rows' windows, WINDOW_ROWS rows in all. Each next
+// 1, composed in with `WindowRow`, a vector that holds a window row, and `slid`; at most 4)
+// of each of its rows' windows, WINDOW_ROWS rows in all. Each next
 // column of points slides the window one column and loads only the new column, once for all
 // the run's rows; the row constants are loaded once per run. On lavapipe every load is a
 // scalar load per lane, and LLVM drops the loads of values no stage reads. The driver sets
@@ -11,9 +12,9 @@
 // `base_value(f, dy)` the step's start there, and `state_quad(f, dy)` and `base_quad(f, dy)`;
 // `next_column` is that column's global column.
 
-var<private> window_values: array<array<vec3<f32>, WINDOW_ROWS>, FIELDS>;
-var<private> base_values: array<array<vec3<f32>, WINDOW_ROWS>, FIELDS>;
-var<private> const_values: array<array<vec3<f32>, WINDOW_ROWS>, CONSTS>;
+var<private> window_values: array<array<WindowRow, WINDOW_ROWS>, FIELDS>;
+var<private> base_values: array<array<WindowRow, WINDOW_ROWS>, FIELDS>;
+var<private> const_values: array<array<WindowRow, WINDOW_ROWS>, CONSTS>;
 var<private> row_values: array<array<f32, WINDOW_ROWS>, ROW_CONSTS>;
 // Global rows of the window; the global column of the window column loaded next, on a torus
 // `window_width` columns wide.
@@ -64,13 +65,6 @@ fn enter_run(corner: vec2<u32>, size: vec2<u32>) {
             row_values[t][dy] = load_row_const(t, window_ys[dy]);
         }
     }
-}
-
-// `v` one column on, with `value` in its last.
-fn slid(v: vec3<f32>, value: f32) -> vec3<f32> {
-    var out = vec3(v.y, v.z, 0.0);
-    out[WINDOW - 1u] = value;
-    return out;
 }
 
 // Slides the window one column, loading its new last column (global column `next_column`).

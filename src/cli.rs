@@ -15,7 +15,6 @@ use crate::engine::{EngineKind, EngineRequest};
 use crate::gpu::Placement;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
-use crate::kernels::swe::{Swe, SWE};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
 use crate::model::Problem;
 use crate::output::JsonTarget;
@@ -25,7 +24,6 @@ use crate::tsunami::{Gauge, Impact};
 use crate::wafer::WaferGeometry;
 use crate::wafer::MAX_N;
 use crate::{invalid, Result};
-use std::sync::Arc;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -258,6 +256,10 @@ pub struct AdaptersArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct TsunamiArgs {
+    /// The shallow-water kernel: swe-c (forward-backward on a C-grid, fourth-order gravity
+    /// waves: arrival times nearer the exact ones) or swe (the paper's Lax-Wendroff)
+    #[arg(long, default_value = "swe-c")]
+    pub kernel: String,
     /// Latitude of the impact in degrees
     #[arg(long, default_value_t = Impact::PAPER.lat, allow_negative_numbers = true)]
     pub lat: f64,
@@ -273,8 +275,10 @@ pub struct TsunamiArgs {
     /// Model hours after the impact
     #[arg(long, default_value_t = 14.0, allow_negative_numbers = true)]
     pub hours: f64,
-    /// Grid spacing: degrees (0.5, 0.5deg) or arc-minutes (30min, 1min)
-    #[arg(long, default_value = "30min")]
+    /// Grid spacing: degrees (0.5, 0.5deg), arc-minutes (30min, 1min), or auto: 5 arc-minutes
+    /// on a GPU, 12 on the CPU backend or a software adapter (each under ten minutes on its
+    /// hardware; finer grids lead the wave's arrival by fewer kilometres, docs/model.md)
+    #[arg(long, default_value = "auto")]
     pub resolution: String,
     /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple)
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
@@ -298,9 +302,20 @@ pub struct TsunamiArgs {
     /// Model seconds between samples of the gauges and the maps
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     pub sample_every: f64,
-    /// The frames show eta from -RANGE to RANGE metres (the same scale in every frame)
-    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
-    pub range: f32,
+    /// The frames show eta from -RANGE to RANGE metres (the same scale in every frame), or
+    /// auto: each frame its own, the 99.5th percentile of |eta| where the wave has arrived
+    #[arg(long, default_value = "auto", allow_negative_numbers = true)]
+    pub range: String,
+    /// A gauge that falls on land at the resolution moves to the nearest water within this
+    /// many km (a note says where it went); beyond, the run is refused naming the gauge.
+    /// auto: two cells at the gauge's latitude
+    #[arg(
+        long,
+        value_name = "KM",
+        default_value = "auto",
+        allow_negative_numbers = true
+    )]
+    pub gauge_radius: String,
     /// Also draw this region: sf-bay, SOUTH,NORTH,WEST,EAST, or none
     #[arg(long, default_value = "sf-bay", allow_hyphen_values = true)]
     pub region: String,
@@ -351,6 +366,14 @@ pub struct TsunamiArgs {
     pub json: JsonArgs,
 }
 
+/// The tsunami's default grid spacing in degrees for the hardware `engine` opens: 5
+/// arc-minutes on a GPU, 12 on the CPU backend or a software adapter.
+fn auto_resolution(engine: &EngineRequest) -> Result<f64> {
+    let (ctx, _) = engine.open()?;
+    let gpu = ctx.is_some_and(|ctx| !ctx.adapter.is_software());
+    Ok(if gpu { 5.0 / 60.0 } else { 12.0 / 60.0 })
+}
+
 /// `0.5`, `0.5deg` or `30min` as degrees.
 fn parse_resolution(s: &str) -> Result<f64> {
     let bad = || invalid!("resolution '{s}': use degrees (0.5, 0.5deg) or arc-minutes (30min)");
@@ -375,7 +398,11 @@ impl TsunamiArgs {
             area_km2: self.area,
         };
         impact.validate()?;
-        let resolution = parse_resolution(&self.resolution)?;
+        let mut engine = self.engine.request()?;
+        let resolution = match self.resolution.as_str() {
+            "auto" => auto_resolution(&engine)?,
+            text => parse_resolution(text)?,
+        };
         for (name, v, max) in [
             ("hours", self.hours, 240.0),
             ("frame-every", self.frame_every, 1e5),
@@ -385,13 +412,34 @@ impl TsunamiArgs {
                 return Err(invalid!("{name} = {v}: allowed 0 < {name} <= {max}"));
             }
         }
-        if !(self.range > 0.0 && self.threshold > 0.0) {
+        let eta_range = match self.range.as_str() {
+            "auto" => None,
+            text => match text.parse::<f32>() {
+                Ok(v) if v > 0.0 && v.is_finite() => Some(v),
+                _ => {
+                    return Err(invalid!(
+                        "range '{text}': allowed auto or a number of metres above 0"
+                    ))
+                }
+            },
+        };
+        if !(self.threshold > 0.0 && self.threshold.is_finite()) {
             return Err(invalid!(
-                "range = {} m and threshold = {} m must both be > 0",
-                self.range,
+                "threshold = {} m: allowed a finite number above 0",
                 self.threshold
             ));
         }
+        let gauge_radius = match self.gauge_radius.as_str() {
+            "auto" => None,
+            text => match text.parse::<f64>() {
+                Ok(km) if (0.0..=2000.0).contains(&km) => Some(km * 1e3),
+                _ => {
+                    return Err(invalid!(
+                        "gauge-radius '{text}': allowed auto or 0 to 2000 km"
+                    ))
+                }
+            },
+        };
         let relief = match self.relief.as_str() {
             "auto" if resolution >= 1.0 => "etopo1-1deg",
             "auto" => "etopo1-6min",
@@ -404,8 +452,11 @@ impl TsunamiArgs {
             cfl: self.cfl,
             coriolis: !self.no_coriolis,
             walls: Walls::NoSlip,
+            sample_interval: Some(self.sample_every),
+            ..SweConfig::default()
         };
         base.validate()?;
+        let kind = KernelKind::parse(&self.kernel)?;
         if self.n == 0 || self.n > MAX_N {
             return Err(invalid!(
                 "n = {} is out of range: allowed 1..={MAX_N}",
@@ -422,10 +473,10 @@ impl TsunamiArgs {
                 pes.y
             ));
         }
-        let wafer = WaferGeometry::new(pes.x / wx, pes.y / wy, self.n, SWE.comm_width)?;
+        let wafer = WaferGeometry::new(pes.x / wx, pes.y / wy, self.n, kind.spec().comm_width)?;
         let (cluster, links, placement) = self.cluster.config(wafer)?;
-        let swe = Arc::new(Swe::new(base, grid)?);
-        impact.check_place(&swe, self.lat_range)?;
+        let swe = kind.shallow_water(base, grid)?;
+        impact.check_place(swe.as_ref(), self.lat_range)?;
         let problem = tsunami::problem(&swe, cluster)?.with_links(links)?;
         let gauges = match &self.gauges {
             Some(path) => [Gauge::defaults(), Gauge::read_csv(path)?].concat(),
@@ -435,7 +486,6 @@ impl TsunamiArgs {
             "none" => None,
             r => Some(Region::parse(r)?),
         };
-        let mut engine = self.engine.request()?;
         engine.placement = placement;
         Ok(TsunamiConfig {
             impact,
@@ -457,7 +507,8 @@ impl TsunamiArgs {
             resume: self.resume.is_some(),
             frame_minutes: self.frame_every,
             sample_seconds: self.sample_every,
-            eta_range: self.range,
+            eta_range,
+            gauge_radius,
             region,
             gauges,
             threshold: self.threshold,

@@ -457,8 +457,11 @@ impl Palette {
     }
 }
 
-/// The colour of a point with no value (NaN), such as a place the wave never reached.
-const NO_DATA: [u8; 3] = [232, 232, 232];
+/// The colour of a point with no value (NaN) over water, such as a place the wave never
+/// reached: a pale blue, unlike the greys of land.
+const NO_DATA: [u8; 3] = [206, 222, 240];
+/// The coastline between land and water.
+const COAST: [u8; 3] = [40, 40, 40];
 
 /// How a field is drawn: the values coloured over a range, and the land, if any, in grey.
 #[derive(Clone, Debug)]
@@ -475,6 +478,9 @@ pub struct Picture {
     pub title: Option<String>,
     /// Tick marks with their labels.
     pub axes: Option<Axes>,
+    pub scale: Scale,
+    /// Points drawn over the picture with their names (gauges).
+    pub marks: Vec<Mark>,
 }
 
 /// Ticks of a picture's axes: positions as fractions of its width (from the left) and of its
@@ -494,7 +500,12 @@ impl Axes {
                 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
                 10000.0,
             ];
-            ticks((0.0, last), |v| (v + 0.5) / n as f64, ("", ""), &steps)
+            ticks(
+                (0.0, last),
+                |v| (v + 0.5) / n as f64,
+                |v| v.to_string(),
+                &steps,
+            )
         };
         Self {
             x: axis(nx),
@@ -504,12 +515,11 @@ impl Axes {
 }
 
 /// Ticks from `lo` to `hi` every step of `steps` that gives at most seven, at `at(value)` (a
-/// fraction of the axis), labelled with `suffix.0` below zero (as a magnitude) and `suffix.1`
-/// above.
+/// fraction of the axis), labelled by `label(value)`.
 pub fn ticks(
     (lo, hi): (f64, f64),
     at: impl Fn(f64) -> f64,
-    suffix: (&str, &str),
+    label: impl Fn(f64) -> String,
     steps: &[f64],
 ) -> Vec<(f64, String)> {
     let step = steps
@@ -520,15 +530,51 @@ pub fn ticks(
     let mut v = (lo / step).ceil() * step;
     let mut out = vec![];
     while v <= hi + 1e-9 && step > 0.0 {
-        let label = match v {
-            0.0 => "0".to_string(),
-            v if v < 0.0 && !suffix.0.is_empty() => format!("{}{}", -v, suffix.0),
-            v => format!("{v}{}", suffix.1),
-        };
-        out.push((at(v), label));
+        out.push((at(v), label(v)));
         v += step;
     }
     out
+}
+
+/// A number as a person writes it: `0`, `2`, `0.25`, `-1.5`, `1200`, and `1e-4` or `2.5e6` only
+/// where plain digits would run long; at most `digits` significant digits.
+pub fn plain_number(v: f64, digits: usize) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { v.to_string() };
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    if !(-3..6).contains(&magnitude) {
+        let text = format!("{:.*e}", digits.saturating_sub(1), v);
+        let (mantissa, exponent) = text.split_once('e').expect("an exponent");
+        let mantissa = trim_zeros(mantissa);
+        return format!("{mantissa}e{exponent}");
+    }
+    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
+    trim_zeros(&format!("{v:.decimals$}")).to_string()
+}
+
+/// `1.500` as `1.5`, `2.000` as `2`.
+fn trim_zeros(text: &str) -> &str {
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.'),
+        false => text,
+    }
+}
+
+/// How values map to colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    /// Logarithmic, for a range of positive values over decades (below it: the lowest colour).
+    Log,
+}
+
+/// A named point drawn over a picture: its position as fractions of the picture's width
+/// (from the left) and height (from the bottom).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub at: (f64, f64),
+    pub label: String,
 }
 
 impl Picture {
@@ -548,7 +594,40 @@ impl Picture {
             land: None,
             title: None,
             axes: None,
+            scale: Scale::Linear,
+            marks: vec![],
         }
+    }
+
+    /// Whether point `(x, y)` is land.
+    fn is_land(&self, x: u32, y: u32) -> bool {
+        let land = self.land.as_ref();
+        land.is_some_and(|l| l[(y * self.values.nx + x) as usize].is_some())
+    }
+
+    /// Where `v` falls in the range, 0 to 1 (unclamped).
+    fn position(&self, v: f32) -> f32 {
+        let (lo, hi) = self.range;
+        match self.scale {
+            Scale::Linear => (v - lo) / if hi > lo { hi - lo } else { 1.0 },
+            Scale::Log => {
+                let (lo, hi) = (
+                    lo.max(f32::MIN_POSITIVE).ln(),
+                    hi.max(f32::MIN_POSITIVE).ln(),
+                );
+                (v.max(f32::MIN_POSITIVE).ln() - lo) / if hi > lo { hi - lo } else { 1.0 }
+            }
+        }
+    }
+
+    /// The values at the bottom, middle and top of the colour bar.
+    fn bar_values(&self) -> [f32; 3] {
+        let (lo, hi) = self.range;
+        let middle = match self.scale {
+            Scale::Linear => (lo + hi) / 2.0,
+            Scale::Log => (lo.max(f32::MIN_POSITIVE) * hi.max(f32::MIN_POSITIVE)).sqrt(),
+        };
+        [hi, middle, lo]
     }
 
     /// The colour of point `(x, y)`.
@@ -560,11 +639,9 @@ impl Picture {
         if let Some(grey) = land {
             return [(grey.clamp(0.0, 1.0) * 255.0).round() as u8; 3];
         }
-        let (lo, hi) = self.range;
-        let span = if hi > lo { hi - lo } else { 1.0 };
         match self.values.at(x, y) {
             v if v.is_nan() => NO_DATA,
-            v => self.palette.colour((v - lo) / span),
+            v => self.palette.colour(self.position(v)),
         }
     }
 }
@@ -690,8 +767,7 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
         (MIN_PICTURE.div_ceil(longest), 1)
     };
     let (fw, fh) = (nx.div_ceil(down) * up, ny.div_ceil(down) * up);
-    let (lo, hi) = picture.range;
-    let labels = [hi, (lo + hi) / 2.0, lo].map(|v| format!("{v:.3e}"));
+    let labels = picture.bar_values().map(|v| plain_number(v as f64, 3));
     let text_w = labels
         .iter()
         .map(|l| Canvas::text_width(2, l))
@@ -712,12 +788,65 @@ pub fn png_bytes(picture: &Picture) -> Result<Vec<u8>> {
         .max(left + fw + Canvas::text_width(2, &picture.label) + margin)
         .max(left + title_w + margin);
     let mut canvas = Canvas::new(width, height);
+    // The field point under pixel (px, py) of the field part.
+    let point =
+        |px: usize, py: usize| ((px / up * down) as u32, ((fh - 1 - py) / up * down) as u32);
     for py in 0..fh {
-        let y = (fh - 1 - py) / up * down;
         for px in 0..fw {
-            let x = px / up * down;
-            canvas.put(left + px, top + py, picture.colour(x as u32, y as u32));
+            let (x, y) = point(px, py);
+            canvas.put(left + px, top + py, picture.colour(x, y));
         }
+    }
+    // Coastlines: land pixels next to a water pixel.
+    if picture.land.is_some() {
+        for py in 0..fh {
+            for px in 0..fw {
+                let (x, y) = point(px, py);
+                let beside = [
+                    (px + 1, py),
+                    (px.wrapping_sub(1), py),
+                    (px, py + 1),
+                    (px, py.wrapping_sub(1)),
+                ];
+                let water_beside = beside.iter().any(|&(qx, qy)| {
+                    qx < fw && qy < fh && {
+                        let (u, v) = point(qx, qy);
+                        !picture.is_land(u, v)
+                    }
+                });
+                if picture.is_land(x, y) && water_beside {
+                    canvas.put(left + px, top + py, COAST);
+                }
+            }
+        }
+    }
+    for mark in &picture.marks {
+        let (mx, my) = (
+            left as f64 + mark.at.0 * fw as f64,
+            top as f64 + (1.0 - mark.at.1) * fh as f64,
+        );
+        if !(mx >= left as f64
+            && mx < (left + fw) as f64
+            && my >= top as f64
+            && my < (top + fh) as f64)
+        {
+            continue;
+        }
+        let (mx, my) = (mx as usize, my as usize);
+        canvas.rect(mx.saturating_sub(3), my.saturating_sub(3), 7, 7, [0, 0, 0]);
+        canvas.rect(
+            mx.saturating_sub(2),
+            my.saturating_sub(2),
+            5,
+            5,
+            [255, 255, 255],
+        );
+        canvas.text(
+            (mx + 6).min(left + fw),
+            my.saturating_sub(5),
+            2,
+            &mark.label,
+        );
     }
     for (at, label) in &axes.x {
         let x = left + (at * fw as f64).round().min(fw as f64 - 1.0) as usize;

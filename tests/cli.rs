@@ -495,14 +495,14 @@ fn a_shallow_water_run_writes_every_field_and_checks_bits() {
         "swe (155 FLOPs",
         "model time",
         "bit-identical",
-        "range of h",
+        "range of eta",
     ] {
         assert!(
             stdout.contains(needle),
             "summary lacks '{needle}':\n{stdout}"
         );
     }
-    for field in ["u", "v", "h"] {
+    for field in ["u", "v", "eta"] {
         for ext in ["npy", "png"] {
             let file = out.join(format!("swe_{field}_step00000004.{ext}"));
             assert!(file.exists(), "{} missing", file.display());
@@ -540,7 +540,7 @@ fn a_shallow_water_blow_up_stops_with_its_own_exit_code() {
         stderr.contains("blew up at step") && stderr.contains("lat") && stderr.contains("CFL"),
         "{stderr}"
     );
-    assert!(out.join("swe_h_step00000000.npy").exists(), "{stderr}");
+    assert!(out.join("swe_eta_step00000000.npy").exists(), "{stderr}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -860,7 +860,7 @@ fn a_run_larger_than_the_memory_limit_is_refused_before_it_starts() {
         ),
         (
             "tsunami --resolution 1min --hours 0.1 --out /nonexistent/t",
-            "swe on a 21600x11928 grid",
+            "swe-c on a 21600x11928 grid",
         ),
         (
             "run heat5 --pes 7000x7000 --n 4 --backend cpu --no-output",

@@ -143,6 +143,9 @@ fn the_clocks_charge_table_6_io_words() {
                     assert_eq!(charged, (22 * n + 11) as f64);
                     assert!(charged < paper(n) as f64, "{formula}");
                 }
+                // swe-c: three remaps of 4 fields with w = 3 (6n + 9 each) and 6 constant
+                // fields moved by five points per step (10n + 25 each): 132n + 258.
+                KernelKind::SweC => assert_eq!(charged, (132 * n + 258) as f64),
             }
         }
     }

@@ -14,11 +14,13 @@ use super::checkpoint;
 use crate::blocking;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
-use crate::kernels::swe::{Swe, SweConfig};
+use crate::kernels::swe::{distance, Bathymetry, ShallowWater, EARTH_RADIUS};
 use crate::kernels::Kernel;
 use crate::model::{Problem, Simulator};
-use crate::output::{self, Palette, Picture};
-use crate::tsunami::{netcdf, Gauge, Impact, Tracker, MEGATON_TNT};
+use crate::output::{self, Mark, Palette, Picture, Scale};
+use crate::tsunami::exact::ExactHump;
+use crate::tsunami::netcdf::{Attribute, GaugeHeader, Header, Maps, TsunamiFile};
+use crate::tsunami::{Gauge, Impact, Tracker, MEGATON_TNT};
 use crate::{invalid, Result};
 
 /// A box of latitudes and longitudes (degrees) shown in its own frames.
@@ -74,7 +76,7 @@ pub struct TsunamiConfig {
     /// Grid spacing in longitude, degrees.
     pub resolution: f64,
     pub hours: f64,
-    pub swe: Arc<Swe>,
+    pub swe: Arc<dyn ShallowWater>,
     pub problem: Problem,
     pub engine: EngineRequest,
     /// What runs (`auto`: the CPU backend's time blocks fitted between two samples).
@@ -84,8 +86,11 @@ pub struct TsunamiConfig {
     pub frame_minutes: f64,
     /// Seconds of model time between samples of the gauges and maps.
     pub sample_seconds: f64,
-    /// The frames' colour range is `-eta_range ..= eta_range` metres.
-    pub eta_range: f32,
+    /// The frames' colour range is `-eta_range ..= eta_range` metres; `None`: each frame's
+    /// own (the 99.5th percentile of `|eta|` where the wave has arrived).
+    pub eta_range: Option<f32>,
+    /// How far (m) a gauge on land may move to the nearest water; `None`: two cells.
+    pub gauge_radius: Option<f64>,
     pub region: Option<Region>,
     pub gauges: Vec<Gauge>,
     /// `|eta|` in metres that counts as arrival.
@@ -105,7 +110,7 @@ impl TsunamiConfig {
     /// problem: all but the model hours, the output folder and where it runs.
     fn checkpoint_key(&self) -> String {
         format!(
-            "{:?} {} {} {} {} {:?} {:?} {} {}",
+            "{:?} {} {} {} {:?} {:?} {:?} {} {} {:?}",
             self.impact,
             self.resolution,
             self.frame_minutes,
@@ -114,7 +119,8 @@ impl TsunamiConfig {
             self.region,
             self.gauges,
             self.threshold,
-            self.netcdf_frames
+            self.netcdf_frames,
+            self.gauge_radius,
         )
     }
 
@@ -126,6 +132,21 @@ impl TsunamiConfig {
     /// Steps between two samples of the gauges and the tracker.
     fn sample_every(&self) -> u64 {
         self.steps_in(self.sample_seconds)
+    }
+
+    /// Seconds after the impact at `step`: whole sampling intervals exactly where the step
+    /// is a sample's (the time step divides the interval).
+    fn time_of(&self, step: u64) -> f64 {
+        let every = self.sample_every();
+        match step % every {
+            0 => (step / every) as f64 * self.sample_seconds,
+            _ => step as f64 * self.swe.dt(),
+        }
+    }
+
+    /// Samples from the impact to `steps`.
+    fn samples(&self, steps: u64) -> usize {
+        (steps / self.sample_every() + 1) as usize
     }
 }
 
@@ -159,6 +180,8 @@ pub struct TsunamiReport {
     pub lines: Vec<(String, String)>,
     pub files: Vec<PathBuf>,
     pub tracker: Tracker,
+    /// On a flat ocean, each gauge's exact first arrival ([`exact_arrivals`]).
+    pub exact: Option<Vec<Option<f64>>>,
     /// The state at the end.
     pub state: Vec<GlobalField>,
 }
@@ -180,6 +203,7 @@ impl TsunamiReport {
                 "arrival_s": r.arrival(t.threshold),
                 "max_amplitude_m": r.max_amplitude(),
             })).collect::<Vec<_>>(),
+            "exact_arrivals_s": self.exact,
             "files": self.files,
         })
     }
@@ -191,16 +215,26 @@ impl fmt::Display for TsunamiReport {
             writeln!(f, "{key:<16}{value}")?;
         }
         writeln!(f, "\ngauges (first |eta| > {} m):", self.tracker.threshold)?;
-        for r in &self.tracker.gauges {
+        for (k, r) in self.tracker.gauges.iter().enumerate() {
             let arrival = r.arrival(self.tracker.threshold);
-            writeln!(
+            write!(
                 f,
                 "  {:<28} depth {:>5.0} m  arrival {:>8}  max {:.3} m",
                 r.gauge.name,
                 r.depth,
-                arrival.map_or("-".into(), |t| format!("{:.2} h", t / 3600.0)),
+                arrival.map_or("-".into(), |t| format!("{:.3} h", t / 3600.0)),
                 r.max_amplitude()
             )?;
+            if let Some(Some(exact)) = self.exact.as_ref().map(|e| e[k]) {
+                let error = arrival.map_or(String::new(), |t| {
+                    format!(" ({:+.1} %)", 100.0 * (t - exact) / exact)
+                });
+                write!(f, "  exact {:.3} h{error}", exact / 3600.0)?;
+            }
+            writeln!(f)?;
+        }
+        if self.exact.is_some() {
+            writeln!(f, "  (exact: the linear waves of the same hump on the same flat ocean without rotation)")?;
         }
         for file in &self.files {
             writeln!(f, "wrote           {}", file.display())?;
@@ -225,6 +259,9 @@ pub fn tsunami(
     let swe = &*config.swe;
     let steps = config.steps_in(config.hours * 3600.0);
     let (offset, resumed) = resume_point(config, steps)?;
+    let (mut tracker, notes) =
+        Tracker::new(swe, &config.gauges, config.threshold, config.gauge_radius)?;
+    notes.iter().for_each(|w| on_warning(w));
     if config.checkpoint_every.is_some() {
         super::watch_signals();
     }
@@ -237,23 +274,27 @@ pub fn tsunami(
     };
     let placement = (&config.engine.placement, run);
     let sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, placement)?;
-    let (mut tracker, warnings) = Tracker::new(swe, &config.gauges, config.threshold);
-    warnings.iter().for_each(|w| on_warning(w));
     let _claim = checkpoint::claim(&config.out, config.resume)?;
-    let mut frames = Frames::default();
-    if config.resume {
-        let dir = checkpoint::latest(&config.out);
-        tracker.restore(&dir)?;
-        let grid = swe.grid();
-        let cells = config.netcdf_frames as usize * grid.x as usize * grid.y as usize;
-        frames = Frames::restore(&dir, cells)?;
-    }
+    let depth = swe.depth_field();
+    let header = netcdf_header(config, &tracker, &depth, steps);
+    let path = config.out.join("tsunami.nc");
+    let (frames, netcdf) = match config.resume {
+        true => {
+            let dir = checkpoint::latest(&config.out);
+            tracker.restore(&dir)?;
+            let frames = Frames::restore(&dir)?;
+            let kept = config.netcdf_frames as u64 * frames.times.len() as u64;
+            (frames, TsunamiFile::resume(&path, &header, kept)?)
+        }
+        false => (Frames::default(), TsunamiFile::create(&path, &header)?),
+    };
     let mut stepper = Stepper {
         config,
         problem,
         sim,
         tracker,
         frames,
+        netcdf,
         steps,
         offset,
         stepping: Duration::ZERO,
@@ -291,6 +332,7 @@ struct Stepper<'a> {
     sim: Box<dyn Simulator>,
     tracker: Tracker,
     frames: Frames,
+    netcdf: TsunamiFile,
     steps: u64,
     offset: u64,
     stepping: Duration,
@@ -319,11 +361,11 @@ impl Stepper<'_> {
 
     /// Samples, draws and checkpoints to the last step; its state.
     fn run(&mut self, on_progress: &mut dyn FnMut(f64, f64)) -> Result<Vec<GlobalField>> {
-        let (config, dt) = (self.config, self.config.swe.dt());
+        let config = self.config;
         let total_s = config.hours * 3600.0;
         loop {
             let step = self.sim.step() + self.offset;
-            let (time, last) = (step as f64 * dt, step == self.steps);
+            let (time, last) = (config.time_of(step), step == self.steps);
             let state = self.sim.state()?;
             // A checkpoint's own step was sampled, and framed, before it was taken.
             if !(config.resume && step == self.offset) {
@@ -352,13 +394,16 @@ impl Stepper<'_> {
         }
     }
 
-    /// Checks and samples the state at `step`, and draws it where a frame is due (or at the
-    /// last step).
+    /// Checks the state at `step`, samples it where a sample is due, and draws it where a
+    /// frame is due (or at the last step).
     fn observe(&mut self, step: u64, state: &[GlobalField]) -> Result<()> {
         let (config, swe) = (self.config, &*self.config.swe);
-        let time = step as f64 * swe.dt();
+        let time = config.time_of(step);
         swe.check_state(state, step)?;
-        self.tracker.sample(time, state, swe.sea_level());
+        let centres = swe.at_centres(state);
+        if step.is_multiple_of(config.sample_every()) {
+            self.tracker.sample(time, &centres);
+        }
         let due = step >= self.nominal_frame_step(self.frames.done);
         if !due && step != self.steps {
             return Ok(());
@@ -369,15 +414,16 @@ impl Stepper<'_> {
             true => self.frames.done as f64 * config.frame_minutes,
             false => time / 60.0,
         };
+        let eta = water_only(swe, &centres[0]);
+        let files = write_frames(config, &eta, &self.tracker, (time, minute))?;
         let frames = &mut self.frames;
         frames.done += due as u64;
-        let files = write_frames(config, &state[2], (time, minute))?;
         frames.files.extend(files);
         frames.times.push(time);
-        if config.netcdf_frames {
-            frames.eta.extend(eta_of(swe, &state[2]).data);
-        }
-        Ok(())
+        let [u, v] = [&centres[1], &centres[2]].map(|f| water_only(swe, f));
+        self.netcdf
+            .append_frame(time, [&eta.data, &u.data, &v.data])?;
+        self.netcdf.update(&netcdf_maps(&self.tracker))
     }
 
     /// Advances from `step` to the next sample, frame or checkpoint.
@@ -401,12 +447,14 @@ impl Stepper<'_> {
         Ok(())
     }
 
-    /// Writes the tables, the NetCDF file and the summary after the last step's `state`.
-    fn report(self, state: Vec<GlobalField>) -> Result<TsunamiReport> {
-        let (config, frames) = (self.config, &self.frames);
-        let mut files = frames.files.clone();
-        let eta = (frames.times.as_slice(), frames.eta.as_slice());
-        files.extend(write_outputs(config, &self.tracker, eta)?);
+    /// Writes the maps, the tables and the summary after the last step's `state`.
+    fn report(mut self, state: Vec<GlobalField>) -> Result<TsunamiReport> {
+        let config = self.config;
+        self.netcdf.update(&netcdf_maps(&self.tracker))?;
+        let exact = exact_arrivals(config, &self.tracker);
+        let mut files = self.frames.files.clone();
+        files.extend(write_outputs(config, &self.tracker, exact.as_deref())?);
+        files.push(config.out.join("tsunami.nc"));
         let mut engine = self.sim.describe();
         let run = self.steps - self.offset;
         if self.sim.time_block() > 1 {
@@ -419,6 +467,7 @@ impl Stepper<'_> {
             lines,
             files,
             tracker: self.tracker,
+            exact,
             state,
         };
         output::write_atomic(&summary, report.to_string().as_bytes())?;
@@ -430,49 +479,37 @@ impl Stepper<'_> {
 }
 
 /// The frames written so far: how many nominal ones, the model times of all (a last step's
-/// own frame included), their `eta` for the NetCDF file (when it takes frames) and their
-/// picture files.
+/// own frame included) and their picture files. The NetCDF file holds the frames themselves.
 #[derive(Default)]
 struct Frames {
     /// Nominal frames drawn: the next is due `done` frame intervals in.
     done: u64,
     times: Vec<f64>,
-    eta: Vec<f32>,
     files: Vec<PathBuf>,
 }
 
 impl Frames {
-    /// As checkpoint files: the count, the times' bits and the files as JSON, `eta` raw.
+    /// As a checkpoint file: the count, the times' bits and the files as JSON.
     fn checkpoint_files(&self) -> Vec<(&'static str, Vec<u8>)> {
         let meta = serde_json::json!({
             "done": self.done,
             "times": self.times.iter().map(|t| t.to_bits()).collect::<Vec<_>>(),
             "files": self.files,
         });
-        vec![
-            ("frames.json", meta.to_string().into_bytes()),
-            ("frames_eta.f32", bytemuck::cast_slice(&self.eta).to_vec()),
-        ]
+        vec![("frames.json", meta.to_string().into_bytes())]
     }
 
-    /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]), whose `eta` holds
-    /// `cells` values per frame.
-    fn restore(dir: &Path, cells: usize) -> Result<Self> {
-        let read = |name: &str| output::read_bytes(&dir.join(name));
-        let meta: serde_json::Value = serde_json::from_slice(&read("frames.json")?)
-            .map_err(|e| crate::invalid!("{}: {e}", dir.join("frames.json").display()))?;
-        let bad = || crate::invalid!("{}: not a tsunami's frames", dir.display());
+    /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]).
+    fn restore(dir: &Path) -> Result<Self> {
+        let path = dir.join("frames.json");
+        let meta: serde_json::Value = serde_json::from_slice(&output::read_bytes(&path)?)
+            .map_err(|e| crate::invalid!("{}: {e}", path.display()))?;
+        let bad = || crate::invalid!("{}: not a tsunami's frames", path.display());
         let done = meta["done"].as_u64().ok_or_else(bad)?;
         let times = meta["times"].as_array().ok_or_else(bad)?;
         let files = meta["files"].as_array().ok_or_else(bad)?;
-        let eta = read("frames_eta.f32")?;
-        if (times.len() as u64) < done || eta.len() != 4 * cells * times.len() {
-            return Err(invalid!(
-                "{}: damaged frames ({done} nominal frames, {} times, {} eta values for {cells} per frame)",
-                dir.display(),
-                times.len(),
-                eta.len() / 4
-            ));
+        if (times.len() as u64) < done {
+            return Err(bad());
         }
         Ok(Self {
             done,
@@ -480,10 +517,6 @@ impl Frames {
                 .iter()
                 .map(|t| t.as_u64().map(f64::from_bits).ok_or_else(bad))
                 .collect::<Result<_>>()?,
-            eta: eta
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
             files: files
                 .iter()
                 .map(|f| f.as_str().map(PathBuf::from).ok_or_else(bad))
@@ -492,11 +525,11 @@ impl Frames {
     }
 }
 
-/// `eta = h - sea level` over water, NaN on land.
-fn eta_of(swe: &Swe, h: &GlobalField) -> GlobalField {
-    let sea = swe.sea_level() as f32;
-    GlobalField::from_fn(h.nx, h.ny, |x, y| match swe.is_wet(x, y) {
-        true => h.at(x, y) - sea,
+/// `field` over water, NaN on land.
+fn water_only(swe: &dyn ShallowWater, field: &GlobalField) -> GlobalField {
+    let sphere = swe.sphere();
+    GlobalField::from_fn(field.nx, field.ny, |x, y| match sphere.is_wet(x, y) {
+        true => field.at(x, y),
         false => f32::NAN,
     })
 }
@@ -511,11 +544,24 @@ struct View {
 }
 
 impl View {
-    fn of(swe: &Swe, r: &Region) -> Result<Self> {
+    /// The whole globe with the impact's meridian in the middle (for the paper's impact, the
+    /// whole Pacific from Asia to the Americas).
+    fn globe(swe: &dyn ShallowWater, lon: f64) -> Self {
+        let grid = swe.grid();
+        let centre = swe.sphere().cell_at(0.0, lon).map_or(0, |c| c.x);
+        Self {
+            x0: (centre + grid.x / 2 + 1) % grid.x,
+            width: grid.x,
+            y0: 0,
+            height: grid.y,
+        }
+    }
+
+    fn of(swe: &dyn ShallowWater, r: &Region) -> Result<Self> {
         let grid = swe.grid();
         let corner = |lat: f64, lon: f64| {
             let lat = lat.clamp(-89.0, 89.0);
-            swe.cell_at(lat, lon)
+            swe.sphere().cell_at(lat, lon)
         };
         let (Some(sw), Some(ne)) = (corner(r.south, r.west), corner(r.north, r.east)) else {
             let name = match r.name.as_str() {
@@ -543,8 +589,18 @@ impl View {
             .collect()
     }
 
-    /// The picture's part in this view, with longitude and latitude ticks.
-    fn apply(&self, swe: &Swe, p: &Picture) -> Picture {
+    /// Where cell `cell` lies in the view, as fractions of its width and height (outside
+    /// 0..1 where it is not in it).
+    fn place(&self, nx: u32, cell: UVec2) -> (f64, f64) {
+        let column = (cell.x + nx - self.x0) % nx;
+        (
+            (column as f64 + 0.5) / self.width as f64,
+            (cell.y as f64 - self.y0 as f64 + 0.5) / self.height as f64,
+        )
+    }
+
+    /// The picture's part in this view, with longitude and latitude ticks and the gauges.
+    fn apply(&self, swe: &dyn ShallowWater, p: &Picture, tracker: &Tracker) -> Picture {
         let nx = p.values.nx;
         let values = GlobalField {
             nx: self.width,
@@ -552,13 +608,22 @@ impl View {
             data: self.cut(nx, &p.values.data),
         };
         let land = p.land.as_ref().map(|l| self.cut(nx, l));
+        let marks = tracker
+            .gauges
+            .iter()
+            .map(|g| Mark {
+                at: self.place(nx, g.cell),
+                label: g.gauge.name.clone(),
+            })
+            .collect();
         Picture {
             values,
             land,
-            axes: Some(swe.axes(
+            axes: Some(swe.sphere().axes(
                 UVec2::new(self.x0, self.y0),
                 UVec2::new(self.width, self.height),
             )),
+            marks,
             ..p.clone()
         }
     }
@@ -574,25 +639,44 @@ fn frame_stamp(minute: f64) -> String {
     }
 }
 
-/// The global and region frames of `h` at `time` seconds, named by `minute`.
+/// The frames' colour range: the one asked for, or the 99.5th percentile of `|eta|` over the
+/// water the wave has reached (at least ten times the arrival threshold).
+fn eta_range(config: &TsunamiConfig, eta: &GlobalField) -> f32 {
+    if let Some(range) = config.eta_range {
+        return range;
+    }
+    let mut sizes: Vec<f32> = eta
+        .data
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| *v > config.threshold)
+        .collect();
+    sizes.sort_by(f32::total_cmp);
+    let percentile = sizes.get(sizes.len() * 995 / 1000).copied().unwrap_or(0.0);
+    percentile.max(10.0 * config.threshold)
+}
+
+/// The global and region frames of `eta` (NaN on land) at `time` seconds, named by `minute`.
 fn write_frames(
     config: &TsunamiConfig,
-    h: &GlobalField,
+    eta: &GlobalField,
+    tracker: &Tracker,
     (time, minute): (f64, f64),
 ) -> Result<Vec<PathBuf>> {
     let swe = &*config.swe;
-    let mut picture = swe.picture(2, h);
-    picture.range = (-config.eta_range, config.eta_range);
+    let mut picture = swe.picture(2, eta);
+    let range = eta_range(config, eta);
+    picture.range = (-range, range);
     picture.title = Some(format!("{} after impact", clock(time)));
     let stamp = frame_stamp(minute);
-    let mut views = vec![];
+    let mut views = vec![(
+        "global".to_string(),
+        View::globe(swe, config.impact.lon).apply(swe, &picture, tracker),
+    )];
     if let Some(region) = &config.region {
-        views.push((
-            region.name.clone(),
-            View::of(swe, region)?.apply(swe, &picture),
-        ));
+        let view = View::of(swe, region)?;
+        views.push((region.name.clone(), view.apply(swe, &picture, tracker)));
     }
-    views.insert(0, ("global".to_string(), picture));
     let mut files = vec![];
     for (name, picture) in views {
         let path = config.out.join(format!("eta_{name}_{stamp}.png"));
@@ -602,15 +686,15 @@ fn write_frames(
     Ok(files)
 }
 
-/// The maps, the gauges and the NetCDF file.
+/// The maps (maximum amplitude on a log scale from the arrival threshold, first arrival in
+/// hours, maximum current speed) and the gauge tables.
 fn write_outputs(
     config: &TsunamiConfig,
     tracker: &Tracker,
-    (times, frames): (&[f64], &[f32]),
+    exact: Option<&[Option<f64>]>,
 ) -> Result<Vec<PathBuf>> {
     let swe = &*config.swe;
-    let grid = swe.grid();
-    let (land, axes) = (swe.land_shading(), swe.axes(UVec2::ZERO, grid));
+    let land = swe.sphere().land_shading();
     let finite_max = |f: &GlobalField| {
         f.data
             .iter()
@@ -621,22 +705,45 @@ fn write_outputs(
         data: tracker.arrival.data.iter().map(|t| t / 3600.0).collect(),
         ..tracker.arrival.clone()
     };
+    // Below the threshold the wave has not arrived: no colour.
+    let reached = GlobalField {
+        data: tracker
+            .max_eta
+            .data
+            .iter()
+            .map(|&v| if v > config.threshold { v } else { f32::NAN })
+            .collect(),
+        ..tracker.max_eta.clone()
+    };
     let maps = [
         (
             "max_eta",
             "max |eta| (m)",
-            tracker.max_eta.clone(),
-            (0.0, config.eta_range),
+            reached,
+            (
+                config.threshold,
+                finite_max(&tracker.max_eta).max(10.0 * config.threshold),
+            ),
+            Scale::Log,
         ),
         (
             "arrival_time",
             "first arrival (h)",
             hours.clone(),
             (0.0, finite_max(&hours).max(1e-3)),
+            Scale::Linear,
+        ),
+        (
+            "max_speed",
+            "max current (m/s)",
+            tracker.max_speed.clone(),
+            (0.0, finite_max(&tracker.max_speed).max(1e-3)),
+            Scale::Linear,
         ),
     ];
+    let view = View::globe(swe, config.impact.lon);
     let mut files = vec![];
-    for (name, label, values, range) in maps {
+    for (name, label, values, range, scale) in maps {
         let picture = Picture {
             values,
             label: label.into(),
@@ -647,64 +754,126 @@ fn write_outputs(
                 "{label}, {} after impact",
                 clock(config.hours * 3600.0)
             )),
-            axes: Some(axes.clone()),
+            axes: None,
+            scale,
+            marks: vec![],
         };
         let path = config.out.join(format!("{name}.png"));
+        let picture = view.apply(swe, &picture, tracker);
         output::write_atomic(&path, &output::png_bytes(&picture)?)?;
         files.push(path);
     }
-    for (name, text) in [
-        ("gauges.csv", tracker.gauges_csv()),
-        ("gauge_summary.csv", tracker.summary_csv()),
+    for (name, bytes) in [
+        ("gauges.csv", tracker.gauges_csv()?),
+        ("gauge_summary.csv", tracker.summary_csv(exact)?),
     ] {
         let path = config.out.join(name);
-        output::write_atomic(&path, text.as_bytes())?;
+        output::write_atomic(&path, &bytes)?;
         files.push(path);
     }
-    let depth = GlobalField::from_fn(grid.x, grid.y, |x, y| match swe.is_wet(x, y) {
-        true => (swe.sea_level() - swe.bed(x, y) as f64) as f32,
-        false => f32::NAN,
-    });
-    let contents = netcdf::Contents {
-        lat: (0..grid.y).map(|y| swe.lat_lon(0, y).0).collect(),
-        lon: (0..grid.x).map(|x| swe.lat_lon(x, 0).1).collect(),
-        times: if config.netcdf_frames { times } else { &[] },
-        eta: frames,
-        max_eta: &tracker.max_eta,
-        arrival: &tracker.arrival,
-        depth: &depth,
-        attributes: attributes(config),
-    };
-    let path = config.out.join("tsunami.nc");
-    netcdf::write(&path, &contents)?;
-    files.push(path);
     Ok(files)
 }
 
-/// Every parameter of the run, for the NetCDF file.
-fn attributes(config: &TsunamiConfig) -> Vec<(String, String)> {
+/// On a flat ocean, each gauge's exact first arrival at the threshold: the linear waves of
+/// the same hump on a sphere of the same depth without rotation ([`ExactHump`]), at the
+/// great-circle distance of the gauge's cell, to a second. `None` over real relief.
+pub fn exact_arrivals(config: &TsunamiConfig, tracker: &Tracker) -> Option<Vec<Option<f64>>> {
+    let Bathymetry::Flat(depth) = config.swe.config().bathymetry else {
+        return None;
+    };
     let i = &config.impact;
-    let mut out: Vec<(String, String)> = [
-        ("impact_lat_deg", i.lat.to_string()),
-        ("impact_lon_deg", i.lon.to_string()),
-        ("hump_height_m", i.height.to_string()),
-        ("hump_area_km2", i.area_km2.to_string()),
-        ("hump_radius_m", i.radius().to_string()),
-        ("resolution_deg", config.resolution.to_string()),
-        ("model_hours", config.hours.to_string()),
-        ("dt_s", config.swe.dt().to_string()),
-        ("arrival_threshold_m", config.threshold.to_string()),
-        ("sample_every_s", config.sample_seconds.to_string()),
-        ("cluster", config.problem.cluster.describe()),
-        ("n", config.problem.cluster.wafer.n.to_string()),
+    let degree = (60.0 * EARTH_RADIUS / i.radius()).max(2000.0) as usize;
+    let hump = ExactHump::new(i.height, i.radius(), depth, degree);
+    let centre = (i.lat.to_radians(), i.lon.to_radians());
+    let arrivals = tracker
+        .gauges
+        .iter()
+        .map(|g| {
+            let at = (g.at.0.to_radians(), g.at.1.to_radians());
+            hump.arrival(distance(centre, at), tracker.threshold as f64, 1.0)
+        })
+        .collect();
+    Some(arrivals)
+}
+
+/// What the NetCDF file holds besides the frames and maps.
+fn netcdf_header<'a>(
+    config: &TsunamiConfig,
+    tracker: &Tracker,
+    depth: &'a GlobalField,
+    steps: u64,
+) -> Header<'a> {
+    let sphere = config.swe.sphere();
+    let grid = sphere.grid();
+    Header {
+        lat: (0..grid.y).map(|y| sphere.lat_lon(0, y).0).collect(),
+        lon: (0..grid.x).map(|x| sphere.lat_lon(x, 0).1).collect(),
+        depth,
+        gauges: tracker
+            .gauges
+            .iter()
+            .map(|g| GaugeHeader {
+                name: g.gauge.name.clone(),
+                at: g.at,
+                depth: g.depth,
+            })
+            .collect(),
+        samples: config.samples(steps),
+        frames: config.netcdf_frames,
+        attributes: attributes(config),
+    }
+}
+
+/// The tracker's maps and series for the NetCDF file.
+fn netcdf_maps(tracker: &Tracker) -> Maps<'_> {
+    let series = tracker
+        .gauges
+        .iter()
+        .map(|g| g.samples.iter().map(|s| (s.eta, s.u, s.v)).collect())
+        .collect();
+    let sample_times = tracker
+        .gauges
+        .first()
+        .map_or(vec![], |g| g.samples.iter().map(|s| s.time).collect());
+    Maps {
+        max_eta: &tracker.max_eta,
+        max_speed: &tracker.max_speed,
+        arrival: &tracker.arrival,
+        series,
+        sample_times,
+    }
+}
+
+/// Every parameter of the run, for the NetCDF file: numbers as numbers, their units in their
+/// names.
+fn attributes(config: &TsunamiConfig) -> Vec<(String, Attribute)> {
+    let i = &config.impact;
+    let swe = &*config.swe;
+    let c = swe.config();
+    let number = |k: &str, v: f64| (k.to_string(), Attribute::Number(v));
+    let text = |k: &str, v: String| (k.to_string(), Attribute::Text(v));
+    vec![
+        text("kernel", swe.spec().name.to_string()),
+        number("impact_lat_deg", i.lat),
+        number("impact_lon_deg", i.lon),
+        number("hump_height_m", i.height),
+        number("hump_area_km2", i.area_km2),
+        number("hump_radius_m", i.radius()),
+        number("resolution_deg", config.resolution),
+        number("model_hours", config.hours),
+        number("dt_s", swe.dt()),
+        number("cfl", c.cfl),
+        number("arrival_threshold_m", config.threshold as f64),
+        number("sample_every_s", config.sample_seconds),
+        number("frame_every_min", config.frame_minutes),
+        number("least_depth_m", c.least_depth),
+        number("lat_south_deg", c.lat_range.0),
+        number("lat_north_deg", c.lat_range.1),
+        number("coriolis", c.coriolis as u32 as f64),
+        text("bathymetry", c.bathymetry.to_string()),
+        text("cluster", config.problem.cluster.describe()),
+        number("n", config.problem.cluster.wafer.n as f64),
     ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    out.extend(config.swe.describe());
-    out.into_iter()
-        .map(|(k, v)| (k.replace([' ', '(', ')', '/'], "_"), v))
-        .collect()
 }
 
 /// The summary lines: scenario, grid, speed and the emulated machine's time.
@@ -722,8 +891,9 @@ fn report_lines(
     let mut lines = vec![
         ("impact".into(), format!("{} m over {} km^2 (R = {:.1} km) at lat {}, lon {}", i.height, i.area_km2, i.radius() / 1e3, i.lat, i.lon)),
         ("hump".into(), format!("volume {:.3e} m^3, potential energy {:.3e} J = {:.0} Mt TNT (raised cosine on a plane)", i.volume(), i.potential_energy(), i.potential_energy() / MEGATON_TNT)),
+        ("kernel".into(), format!("{}: {}", swe.spec().name, swe.spec().summary)),
         ("grid".into(), format!("{} x {} ({} degrees), {}", grid.x, grid.y, config.resolution, problem.cluster.describe())),
-        ("model time".into(), format!("{} in {steps} steps of {:.1} s", clock(steps as f64 * swe.dt()), swe.dt())),
+        ("model time".into(), format!("{} in {steps} steps of {:.3} s, samples every {} s", clock(steps as f64 * swe.dt()), swe.dt(), config.sample_seconds)),
         ("engine".into(), engine),
         ("wall time".into(), format!("{secs:.2} s stepping {stepped} steps, {:.3e} point updates/s", points * stepped as f64 / secs)),
     ];
@@ -746,14 +916,9 @@ fn report_lines(
 }
 
 /// The problem of a configuration: the kernel on the cluster.
-pub fn problem(swe: &Arc<Swe>, cluster: crate::cluster::ClusterGeometry) -> Result<Problem> {
+pub fn problem(
+    swe: &Arc<dyn ShallowWater>,
+    cluster: crate::cluster::ClusterGeometry,
+) -> Result<Problem> {
     Problem::new(swe.clone() as Arc<dyn Kernel>, cluster)
-}
-
-/// The shallow-water configuration of a tsunami: the impact's hump over the relief.
-pub fn swe_config(impact: &Impact, base: SweConfig) -> SweConfig {
-    SweConfig {
-        init: impact.init(),
-        ..base
-    }
 }

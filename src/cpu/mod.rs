@@ -662,6 +662,22 @@ impl Simulator for CpuGlobal {
     }
 }
 
+/// Stage `stage` of `kernel` on the whole periodic grid from `state` (also the step's start):
+/// the fields it writes, for diagnostics that need the scheme's next value.
+pub fn stage_on_grid(kernel: &dyn Kernel, stage: usize, state: &[GlobalField]) -> Vec<GlobalField> {
+    let grid = kernel.grid();
+    let planes: Vec<Vec<f32>> = state.iter().map(|f| f.data.clone()).collect();
+    let mut out = vec![vec![0.0; planes[0].len()]; planes.len()];
+    global_stage(grid, (kernel, stage), (&planes, &planes), &mut out);
+    out.into_iter()
+        .map(|data| GlobalField {
+            nx: grid.x,
+            ny: grid.y,
+            data,
+        })
+        .collect()
+}
+
 /// Refuses to allocate `bytes` when the process may allocate less ([`crate::memory`]).
 fn check_memory(what: &str, bytes: u64) -> Result<()> {
     crate::memory::check_host_memory(what, bytes, "use fewer PEs or a smaller n")

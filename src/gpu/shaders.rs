@@ -411,11 +411,21 @@ pub fn global_stage(
 fn run_kernel(spec: &KernelSpec, kernel: &str, block: glam::UVec2) -> String {
     let window = spec.comm_width + 1;
     format!(
-        "{kernel}\nconst POINT_RUN: u32 = {}u;\nconst POINT_ROWS: u32 = {}u;\nconst WINDOW: u32 = {window}u;\nconst WINDOW_ROWS: u32 = {}u;\n",
+        "{kernel}\nconst POINT_RUN: u32 = {}u;\nconst POINT_ROWS: u32 = {}u;\nconst WINDOW: u32 = {window}u;\nconst WINDOW_ROWS: u32 = {}u;\n{}",
         block.x,
         block.y,
-        block.y + window - 1
+        block.y + window - 1,
+        window_row(window)
     )
+}
+
+/// `WindowRow`, the vector that holds a row of a window `window` points wide (at most 4), and
+/// `slid(v, value)`: `v` one column on, `value` its last.
+fn window_row(window: u32) -> &'static str {
+    match window {
+        4 => "alias WindowRow = vec4<f32>;\nfn slid(v: WindowRow, value: f32) -> WindowRow {\n    return vec4(v.yzw, value);\n}\n",
+        _ => "alias WindowRow = vec3<f32>;\nfn slid(v: WindowRow, value: f32) -> WindowRow {\n    var out = vec3(v.y, v.z, 0.0);\n    out[WINDOW - 1u] = value;\n    return out;\n}\n",
+    }
 }
 
 /// The fused engine's time blocks of Point stages carried in registers
@@ -490,18 +500,20 @@ pub fn all() -> Vec<(String, String)> {
                     let source = wafer_fused(spec, k, (block, cap), pages, tuning);
                     (format!("fused{shape}"), source)
                 });
+                // Direct reads take Point windows of at most 3 x 3 (`shard::direct_reads`).
+                let direct = stage.driver == Driver::Rows3 || spec.comm_width <= 2;
                 let variants = [
                     ("wafer".to_string(), wafer_stage(spec, stage, pages)),
-                    (
-                        "direct".to_string(),
-                        wafer_direct(spec, k, pages, glam::UVec2::new(3, 2), false),
-                    ),
                     (
                         "global".to_string(),
                         global_stage(spec, stage, pages, false, glam::UVec2::new(3, 2)),
                     ),
                 ]
                 .into_iter()
+                .chain(direct.then(|| {
+                    let source = wafer_direct(spec, k, pages, glam::UVec2::new(3, 2), false);
+                    ("direct".to_string(), source)
+                }))
                 .chain(fused);
                 let vec4 = match stage.driver {
                     Driver::Rows3 => vec![
@@ -515,7 +527,7 @@ pub fn all() -> Vec<(String, String)> {
                         ),
                         ("edges_vec4".to_string(), wafer_edges(spec, k, pages, true)),
                     ],
-                    Driver::Point => vec![
+                    Driver::Point if direct => vec![
                         (
                             "direct_quads".to_string(),
                             wafer_direct(spec, k, pages, glam::UVec2::new(16, 3), true),
@@ -526,6 +538,10 @@ pub fn all() -> Vec<(String, String)> {
                             global_stage(spec, stage, pages, true, glam::UVec2::new(16, 3)),
                         ),
                     ],
+                    Driver::Point => vec![(
+                        "global_quads".to_string(),
+                        global_stage(spec, stage, pages, true, glam::UVec2::new(16, 3)),
+                    )],
                 };
                 for (engine, source) in variants.chain(vec4) {
                     shaders.push((format!("{engine}{tag}/{name}"), source));
@@ -533,7 +549,11 @@ pub fn all() -> Vec<(String, String)> {
             }
         }
         let g = crate::wafer::WaferGeometry::new(16, 16, 4, spec.comm_width).unwrap();
-        let plan = TimeBlock::plan(spec, &g, 3, cap).expect("a 16x16 wafer has a region");
+        // Tiled time blocks of 3 steps fit the default workgroup memory for every kernel but
+        // swe-c, whose 45-point reach leaves no span there (a GPU's larger memory has room).
+        let plan = TimeBlock::plan(spec, &g, 3, cap)
+            .or_else(|_| TimeBlock::plan(spec, &g, 3, 4 * cap))
+            .expect("a 16x16 wafer has a region");
         let rows = RowBlock::plan(spec, &g, 5, None).ok();
         if let Some(rows) = rows.filter(|_| RowBlock::applies(&tunings[0].1, spec, &g)) {
             shaders.push((

@@ -164,6 +164,7 @@ mod tests {
     use crate::gpu::shaders;
     use crate::kernels::heat::HeatParams;
     use crate::kernels::swe::SweParams;
+    use crate::kernels::swe_c::SweCParams;
     use crate::kernels::KernelKind;
     use std::mem::{offset_of, size_of};
 
@@ -239,6 +240,12 @@ mod tests {
                 "Params",
                 size_of::<SweParams>(),
                 SweParams::offsets(),
+            ),
+            (
+                point(KernelKind::SweC),
+                "Params",
+                size_of::<SweCParams>(),
+                SweCParams::offsets(),
             ),
         ];
         for (source, name, size, members) in cases {

@@ -11,6 +11,7 @@
 
 pub mod heat;
 pub mod swe;
+pub mod swe_c;
 
 use std::fmt;
 use std::sync::Arc;
@@ -288,6 +289,10 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     fn check_state(&self, _state: &[GlobalField], _step: u64) -> Result<()> {
         Ok(())
     }
+    /// The kernel as shallow water on the globe, if it is.
+    fn shallow_water(&self) -> Option<&dyn swe::ShallowWater> {
+        None
+    }
 }
 
 /// The registry: every kernel by name.
@@ -297,13 +302,22 @@ pub enum KernelKind {
     Heat5,
     /// 9-point heat equation, 17 FLOPs per point.
     Heat9,
-    /// Shallow-water equations (section 4.2.2), two half steps.
+    /// Shallow-water equations (section 4.2.2), the paper's Lax-Wendroff in two half steps.
     Swe,
+    /// Shallow-water equations, forward-backward on a C-grid with fourth-order gravity waves.
+    SweC,
 }
 
 impl KernelKind {
     /// All kernels, for help texts and tests.
-    pub const ALL: [KernelKind; 3] = [KernelKind::Heat5, KernelKind::Heat9, KernelKind::Swe];
+    pub const ALL: [KernelKind; 4] = [
+        KernelKind::Heat5,
+        KernelKind::Heat9,
+        KernelKind::Swe,
+        KernelKind::SweC,
+    ];
+    /// The shallow-water kernels.
+    pub const SHALLOW_WATER: [KernelKind; 2] = [KernelKind::Swe, KernelKind::SweC];
     /// The heat kernels (one field, one stage).
     pub const HEAT: [KernelKind; 2] = [KernelKind::Heat5, KernelKind::Heat9];
 
@@ -313,6 +327,7 @@ impl KernelKind {
             KernelKind::Heat5 => &heat::HEAT5,
             KernelKind::Heat9 => &heat::HEAT9,
             KernelKind::Swe => &swe::SWE,
+            KernelKind::SweC => &swe_c::SWE_C,
         }
     }
 
@@ -352,12 +367,30 @@ impl KernelKind {
                 let init = crate::field::InitialCondition::parse(init.unwrap_or("gauss"))?;
                 Arc::new(heat::Heat::new(self, options.heat, init, grid)?)
             }
-            KernelKind::Swe => {
+            KernelKind::Swe | KernelKind::SweC => {
                 let mut config = options.swe.clone();
                 if let Some(init) = init {
                     config.init = swe::SweInit::parse(init)?;
                 }
-                Arc::new(swe::Swe::new(config, grid)?)
+                self.shallow_water(config, grid)?
+            }
+        })
+    }
+
+    /// The shallow-water kernel of this kind configured for `grid` (`None` for the others).
+    pub fn shallow_water(
+        self,
+        config: swe::SweConfig,
+        grid: UVec2,
+    ) -> Result<Arc<dyn swe::ShallowWater>> {
+        Ok(match self {
+            KernelKind::SweC => Arc::new(swe_c::SweC::new(config, grid)?),
+            KernelKind::Swe => Arc::new(swe::Swe::new(config, grid)?),
+            _ => {
+                return Err(invalid!(
+                    "{} is not a shallow-water kernel: allowed swe, swe-c",
+                    self.name()
+                ))
             }
         })
     }
@@ -383,7 +416,7 @@ mod tests {
             assert_eq!(spec.shift_after(0), 0);
             let s = spec.stages.len() as u64;
             assert_eq!(spec.shift_after(3 * s), 3 * spec.shift_per_step() as u64);
-            assert_eq!(spec.shift_per_step(), 1, "{}", spec.name);
+            assert!(spec.shift_per_step() >= 1, "{}", spec.name);
             for stage in spec.stages {
                 assert!(stage.origin <= 0 && stage.origin >= -(spec.comm_width as i32));
             }

@@ -3,6 +3,7 @@
 //! arrival). `netcdf` writes them with the frames as a CF NetCDF file; `wafer-emu tsunami`
 //! (`crate::commands::tsunami`) runs it all.
 
+pub mod exact;
 pub mod netcdf;
 
 use std::f64::consts::PI;
@@ -11,8 +12,7 @@ use std::path::Path;
 use glam::UVec2;
 
 use crate::field::GlobalField;
-use crate::kernels::swe::{Swe, SweInit, GRAVITY, WATER_DENSITY};
-use crate::kernels::Kernel;
+use crate::kernels::swe::{ShallowWater, SweInit, GRAVITY, WATER_DENSITY};
 use crate::{invalid, output, Result};
 
 /// Joules in a megaton of TNT.
@@ -93,14 +93,14 @@ impl Impact {
     }
 
     /// Refuses an impact outside the grid's latitudes or on land.
-    pub fn check_place(&self, swe: &Swe, (south, north): (f64, f64)) -> Result<UVec2> {
-        let at = swe.cell_at(self.lat, self.lon).ok_or_else(|| {
+    pub fn check_place(&self, swe: &dyn ShallowWater, (south, north): (f64, f64)) -> Result<UVec2> {
+        let at = swe.sphere().cell_at(self.lat, self.lon).ok_or_else(|| {
             invalid!(
                 "the impact at lat {} lies outside the grid's latitudes {south}..{north}: move it or widen --lat-range",
                 self.lat
             )
         })?;
-        if !swe.is_wet(at.x, at.y) {
+        if !swe.sphere().is_wet(at.x, at.y) {
             return Err(invalid!(
                 "the impact at lat {}, lon {} is on land at this resolution: choose a point in the ocean",
                 self.lat,
@@ -192,7 +192,11 @@ pub struct Sample {
 pub struct GaugeRecord {
     pub gauge: Gauge,
     pub cell: UVec2,
-    /// Water depth at the cell (m).
+    /// Latitude and longitude (degrees) of the cell's centre.
+    pub at: (f64, f64),
+    /// How far (m) the gauge was moved to reach water; 0 where it lay on a wet cell.
+    pub moved: f64,
+    /// Water depth at rest at the cell (m).
     pub depth: f64,
     pub samples: Vec<Sample>,
 }
@@ -212,77 +216,117 @@ impl GaugeRecord {
     }
 }
 
-/// What a run tracks at every sample: the maximum amplitude and first-arrival maps and the
-/// gauges.
+/// What a run tracks at every sample: the maximum amplitude, maximum speed and first-arrival
+/// maps and the gauges.
 #[derive(Clone, Debug)]
 pub struct Tracker {
     /// `|eta|` above this counts as arrived (m).
     pub threshold: f32,
     /// Largest `|eta|` per wet centre (NaN on land).
     pub max_eta: GlobalField,
+    /// Largest speed `|(u, v)|` at the centres per wet centre (NaN on land).
+    pub max_speed: GlobalField,
     /// First time `|eta| > threshold` in seconds (NaN where it never did or on land).
     pub arrival: GlobalField,
     pub gauges: Vec<GaugeRecord>,
 }
 
 impl Tracker {
-    /// Places the gauges on wet centres; those outside the grid or on land are returned as
-    /// warnings and left out.
-    pub fn new(swe: &Swe, gauges: &[Gauge], threshold: f32) -> (Self, Vec<String>) {
-        let UVec2 { x: nx, y: ny } = swe.grid();
-        let land = |x, y| if swe.is_wet(x, y) { 0.0 } else { f32::NAN };
-        let mut warnings = vec![];
+    /// Places the gauges on wet centres: a gauge whose centre is land moves to the nearest
+    /// water within `radius` metres (by default two cells at its latitude; a note says where
+    /// it went); one with none, or outside the grid's latitudes, is an error naming it.
+    /// Returns the notes.
+    pub fn new(
+        swe: &dyn ShallowWater,
+        gauges: &[Gauge],
+        threshold: f32,
+        radius: Option<f64>,
+    ) -> Result<(Self, Vec<String>)> {
+        let sphere = swe.sphere();
+        let UVec2 { x: nx, y: ny } = sphere.grid();
+        let land = |x, y| if sphere.is_wet(x, y) { 0.0 } else { f32::NAN };
+        let mut notes = vec![];
         let mut records = vec![];
         for gauge in gauges {
-            match swe.cell_at(gauge.lat, gauge.lon) {
-                Some(cell) if swe.is_wet(cell.x, cell.y) => records.push(GaugeRecord {
-                    gauge: gauge.clone(),
-                    cell,
-                    depth: swe.sea_level() - swe.bed(cell.x, cell.y) as f64,
-                    samples: vec![],
-                }),
-                _ => warnings.push(format!(
-                    "warning: gauge '{}' at lat {}, lon {} is on land or off the grid at this resolution: left out",
-                    gauge.name, gauge.lat, gauge.lon
-                )),
+            let cell = sphere.cell_at(gauge.lat, gauge.lon).ok_or_else(|| {
+                invalid!(
+                    "gauge '{}' at lat {} lies outside the grid's latitudes: move it or widen --lat-range",
+                    gauge.name,
+                    gauge.lat
+                )
+            })?;
+            let radius = radius.unwrap_or(2.0 * sphere.mercator.cell_width(cell.y as f64));
+            let (cell, moved) = sphere.nearest_wet(cell, radius).ok_or_else(|| {
+                invalid!(
+                    "gauge '{}' at lat {}, lon {} is on land at this resolution and no water lies within {:.0} km: move it or raise --gauge-radius",
+                    gauge.name,
+                    gauge.lat,
+                    gauge.lon,
+                    radius / 1e3
+                )
+            })?;
+            let at = sphere.lat_lon(cell.x, cell.y);
+            if moved > 0.0 {
+                notes.push(format!(
+                    "note: gauge '{}' at lat {}, lon {} is on land at this resolution: moved {:.1} km to the water at lat {:.3}, lon {:.3}",
+                    gauge.name,
+                    gauge.lat,
+                    gauge.lon,
+                    moved / 1e3,
+                    at.0,
+                    at.1
+                ));
             }
+            records.push(GaugeRecord {
+                gauge: gauge.clone(),
+                cell,
+                at,
+                moved,
+                depth: sphere.depth(cell.x, cell.y),
+                samples: vec![],
+            });
         }
         let tracker = Self {
             threshold,
             max_eta: GlobalField::from_fn(nx, ny, land),
+            max_speed: GlobalField::from_fn(nx, ny, land),
             arrival: GlobalField::from_fn(nx, ny, |x, y| land(x, y) + f32::NAN),
             gauges: records,
         };
-        (tracker, warnings)
+        Ok((tracker, notes))
     }
 
-    /// Takes in the state at `time` seconds after the impact; `eta` is `h - sea level`.
-    pub fn sample(&mut self, time: f64, state: &[GlobalField], sea_level: f64) {
-        let (u, v, h) = (&state[0], &state[1], &state[2]);
-        let sea = sea_level as f32;
-        for (k, &hh) in h.data.iter().enumerate() {
-            let max = &mut self.max_eta.data[k];
+    /// Takes in `eta, u, v` at the centres at `time` seconds after the impact.
+    pub fn sample(&mut self, time: f64, [eta, u, v]: &[GlobalField; 3]) {
+        let maps = self
+            .max_eta
+            .data
+            .iter_mut()
+            .zip(self.max_speed.data.iter_mut())
+            .zip(self.arrival.data.iter_mut());
+        for (k, ((max, fastest), arrival)) in maps.enumerate() {
             if max.is_nan() {
                 continue;
             }
-            let eta = (hh - sea).abs();
-            *max = max.max(eta);
-            if eta > self.threshold && self.arrival.data[k].is_nan() {
-                self.arrival.data[k] = time as f32;
+            let size = eta.data[k].abs();
+            *max = max.max(size);
+            *fastest = fastest.max(u.data[k].hypot(v.data[k]));
+            if size > self.threshold && arrival.is_nan() {
+                *arrival = time as f32;
             }
         }
         for record in &mut self.gauges {
             let UVec2 { x, y } = record.cell;
             record.samples.push(Sample {
                 time,
-                eta: h.at(x, y) - sea,
+                eta: eta.at(x, y),
                 u: u.at(x, y),
                 v: v.at(x, y),
             });
         }
     }
 
-    /// The tracker as checkpoint files: both maps, and every gauge's samples as the bits of
+    /// The tracker as checkpoint files: the maps, and every gauge's samples as the bits of
     /// their values (exact, NaN included).
     pub fn checkpoint_files(&self) -> Vec<(&'static str, Vec<u8>)> {
         let samples: Vec<Vec<[u64; 4]>> = self
@@ -300,6 +344,7 @@ impl Tracker {
             .collect();
         vec![
             ("max_eta.npy", output::field_npy(&self.max_eta)),
+            ("max_speed.npy", output::field_npy(&self.max_speed)),
             ("arrival.npy", output::field_npy(&self.arrival)),
             (
                 "gauge_samples.json",
@@ -312,19 +357,21 @@ impl Tracker {
     /// ([`Tracker::checkpoint_files`]); its gauges must be this tracker's.
     pub fn restore(&mut self, dir: &Path) -> Result<()> {
         let max_eta = output::read_field_npy(&dir.join("max_eta.npy"))?;
+        let max_speed = output::read_field_npy(&dir.join("max_speed.npy"))?;
         let arrival = output::read_field_npy(&dir.join("arrival.npy"))?;
         let path = dir.join("gauge_samples.json");
         let text = output::read_bytes(&path)?;
         let samples: Vec<Vec<[u64; 4]>> =
             serde_json::from_slice(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
         let same_grid = |f: &GlobalField| (f.nx, f.ny) == (self.max_eta.nx, self.max_eta.ny);
-        if !same_grid(&max_eta) || !same_grid(&arrival) || samples.len() != self.gauges.len() {
+        let maps = [&max_eta, &max_speed, &arrival];
+        if !maps.into_iter().all(same_grid) || samples.len() != self.gauges.len() {
             return Err(invalid!(
                 "the checkpoint in {} does not fit this run's grid or gauges",
                 dir.display()
             ));
         }
-        (self.max_eta, self.arrival) = (max_eta, arrival);
+        (self.max_eta, self.max_speed, self.arrival) = (max_eta, max_speed, arrival);
         for (gauge, samples) in self.gauges.iter_mut().zip(samples) {
             let value = |bits: u64| f32::from_bits(bits as u32);
             gauge.samples = samples
@@ -340,45 +387,78 @@ impl Tracker {
         Ok(())
     }
 
-    /// The gauges' time series as CSV: `time_s, then eta, u, v of every gauge`.
-    pub fn gauges_csv(&self) -> String {
-        let mut out = String::from("time_s");
+    /// The gauges' time series as CSV, one row per gauge and sample:
+    /// `gauge, time_s, eta_m, u_m_s, v_m_s`.
+    pub fn gauges_csv(&self) -> Result<Vec<u8>> {
+        let mut writer = csv::Writer::from_writer(vec![]);
+        writer
+            .write_record(["gauge", "time_s", "eta_m", "u_m_s", "v_m_s"])
+            .map_err(csv_error)?;
         for r in &self.gauges {
-            for field in ["eta_m", "u_m_s", "v_m_s"] {
-                out.push_str(&format!(",{} {field}", r.gauge.name));
+            for s in &r.samples {
+                let row = [
+                    s.time.to_string(),
+                    s.eta.to_string(),
+                    s.u.to_string(),
+                    s.v.to_string(),
+                ];
+                writer
+                    .write_record(std::iter::once(r.gauge.name.clone()).chain(row))
+                    .map_err(csv_error)?;
             }
         }
-        out.push('\n');
-        let samples = self.gauges.first().map_or(0, |r| r.samples.len());
-        for k in 0..samples {
-            out.push_str(&format!("{}", self.gauges[0].samples[k].time));
-            for r in &self.gauges {
-                let s = r.samples[k];
-                out.push_str(&format!(",{},{},{}", s.eta, s.u, s.v));
-            }
-            out.push('\n');
-        }
-        out
+        writer
+            .into_inner()
+            .map_err(|e| csv_error(e.into_error().into()))
     }
 
-    /// One line per gauge: where it is, its depth, first arrival and maximum amplitude, as CSV.
-    pub fn summary_csv(&self) -> String {
-        let mut out = String::from("gauge,lat,lon,depth_m,arrival_s,arrival_h,max_amplitude_m\n");
-        for r in &self.gauges {
+    /// One row per gauge: where it was asked for and where it records, its depth, first
+    /// arrival and maximum amplitude, and where given (a flat ocean) the exact first arrival,
+    /// as CSV.
+    pub fn summary_csv(&self, exact: Option<&[Option<f64>]>) -> Result<Vec<u8>> {
+        let mut writer = csv::Writer::from_writer(vec![]);
+        writer
+            .write_record([
+                "gauge",
+                "lat",
+                "lon",
+                "cell_lat",
+                "cell_lon",
+                "moved_km",
+                "depth_m",
+                "arrival_s",
+                "arrival_h",
+                "max_amplitude_m",
+                "exact_arrival_s",
+            ])
+            .map_err(csv_error)?;
+        for (k, r) in self.gauges.iter().enumerate() {
             let arrival = r.arrival(self.threshold);
-            out.push_str(&format!(
-                "{},{},{},{:.0},{},{},{}\n",
-                r.gauge.name,
-                r.gauge.lat,
-                r.gauge.lon,
-                r.depth,
-                arrival.map_or("".into(), |t| format!("{t:.0}")),
-                arrival.map_or("".into(), |t| format!("{:.2}", t / 3600.0)),
-                r.max_amplitude()
-            ));
+            let exact = exact.and_then(|e| e[k]);
+            writer
+                .write_record([
+                    r.gauge.name.clone(),
+                    r.gauge.lat.to_string(),
+                    r.gauge.lon.to_string(),
+                    format!("{:.4}", r.at.0),
+                    format!("{:.4}", r.at.1),
+                    format!("{:.1}", r.moved / 1e3),
+                    format!("{:.0}", r.depth),
+                    arrival.map_or("".into(), |t| format!("{t:.0}")),
+                    arrival.map_or("".into(), |t| format!("{:.3}", t / 3600.0)),
+                    r.max_amplitude().to_string(),
+                    exact.map_or("".into(), |t| format!("{t:.0}")),
+                ])
+                .map_err(csv_error)?;
         }
-        out
+        writer
+            .into_inner()
+            .map_err(|e| csv_error(e.into_error().into()))
     }
+}
+
+fn csv_error(e: csv::Error) -> crate::Error {
+    crate::Error::Encode(format!("a gauges table: {e}"))
 }
 
 #[cfg(test)]

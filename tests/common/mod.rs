@@ -76,16 +76,39 @@ pub fn cluster_problem(
     .unwrap()
 }
 
-/// A shallow-water problem over the 1-degree relief with random perturbations (every bit
-/// matters), on a cluster of `wafers` wafers of `pes` PEs.
-pub fn swe_problem(wafers: (u32, u32), pes: (u32, u32), n: u32, seed: u64) -> Problem {
-    use wafer_emu::kernels::swe::{Swe, SweConfig, SweInit};
-    let geometry = WaferGeometry::new(pes.0, pes.1, n, 1).unwrap();
+/// A shallow-water problem of kernel `kind` over the 1-degree relief with random
+/// perturbations (every bit matters), on a cluster of `wafers` wafers of `pes` PEs.
+pub fn swe_problem(
+    kind: KernelKind,
+    wafers: (u32, u32),
+    pes: (u32, u32),
+    n: u32,
+    seed: u64,
+) -> Problem {
+    use wafer_emu::kernels::swe::{SweConfig, SweInit};
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, kind.spec().comm_width).unwrap();
     let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
     let config = SweConfig {
         init: SweInit::Random { seed },
         ..SweConfig::default()
     };
-    let kernel = Swe::new(config, cluster.whole().unwrap().global_size()).unwrap();
-    Problem::new(std::sync::Arc::new(kernel), cluster).unwrap()
+    let kernel = kind
+        .shallow_water(config, cluster.whole().unwrap().global_size())
+        .unwrap();
+    Problem::new(kernel, cluster).unwrap()
+}
+
+/// The test problem of any kernel: heat with random values, or shallow water with random
+/// perturbations over real relief.
+pub fn kernel_problem(
+    kind: KernelKind,
+    wafers: (u32, u32),
+    pes: (u32, u32),
+    n: u32,
+    seed: u64,
+) -> Problem {
+    match KernelKind::SHALLOW_WATER.contains(&kind) {
+        true => swe_problem(kind, wafers, pes, n, seed),
+        false => cluster_problem(kind, wafers, pes, n, seed),
+    }
 }

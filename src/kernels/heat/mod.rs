@@ -100,7 +100,7 @@ impl Heat {
         let weights = match kind {
             KernelKind::Heat5 => coefficients.five_point(),
             KernelKind::Heat9 => coefficients.nine_point(),
-            KernelKind::Swe => return Err(invalid!("swe is not a heat kernel")),
+            other => return Err(invalid!("{} is not a heat kernel", other.name())),
         };
         if let Some(w) = weights.rows.iter().flatten().find(|&&w| w < 0.0) {
             let HeatCoefficients { a, c, d, e, dt } = coefficients;

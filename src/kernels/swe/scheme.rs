@@ -56,13 +56,13 @@ struct Quad {
     div: f32,
 }
 
-/// Means, derivatives and the continuity divergence of the window `[u, v, h]`, with
-/// bathymetry `b` at its four points and `cos` of latitude of its lower and upper rows.
+/// Means, derivatives and the continuity divergence of the window `[u, v, eta]`, with the
+/// depth at rest `d` at its four points and `cos` of latitude of its lower and upper rows.
 #[inline(always)]
-fn quad_terms(p: &SweParams, [u, v, h]: [Quad4; 3], b: Quad4, [c_s, c_n]: [f32; 2]) -> Quad {
+fn quad_terms(p: &SweParams, [u, v, h]: [Quad4; 3], d: Quad4, [c_s, c_n]: [f32; 2]) -> Quad {
     let c = [c_s, c_s, c_n, c_n];
-    let fu: Quad4 = std::array::from_fn(|k| (h[k] - b[k]) * u[k] * c[k]);
-    let fv: Quad4 = std::array::from_fn(|k| (h[k] - b[k]) * v[k] * c[k]);
+    let fu: Quad4 = std::array::from_fn(|k| (h[k] + d[k]) * u[k] * c[k]);
+    let fv: Quad4 = std::array::from_fn(|k| (h[k] + d[k]) * v[k] * c[k]);
     Quad {
         ub: avg4(u),
         vb: avg4(v),
@@ -112,7 +112,7 @@ fn wet_or(value: f32, dry: f32, wet: bool) -> f32 {
     }
 }
 
-/// The constants run `i` of a block reads: the bathymetry and the masks of its windows' two
+/// The constants run `i` of a block reads: the depths at rest and the masks of its windows' two
 /// rows, the mask and row terms of the written row, and `cos` of latitude of the windows' rows.
 struct RunConstants<'a> {
     b: [&'a [f32]; 2],

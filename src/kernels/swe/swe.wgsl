@@ -1,5 +1,6 @@
 // Shallow-water equations on a Mercator grid, Lax-Wendroff in Richtmyer form (section 4.2.2).
-// Twin: mod.rs (`swe_predict`, `swe_correct` in `scheme`). Fields 0, 1, 2 are u, v, h.
+// Twin: lw.rs (`swe_predict`, `swe_correct` in `scheme.rs`). Fields 0, 1, 2 are u, v, eta (the
+// surface above the sea at rest).
 // Window corners: sw = (0, 0), se = (1, 0), nw = (0, 1), ne = (1, 1).
 
 const FIELDS: u32 = 3u;
@@ -15,8 +16,8 @@ struct Params {
     _pad: f32,
 }
 
-// The constant fields (src/kernels/swe/mod.rs `Constants`): CONSTS planes of the grid (0
-// centre bathymetry, 1 centre mask, 2 corner bathymetry, 3 corner mask), then ROW_CONSTS
+// The constant fields (src/kernels/swe/lw.rs `Constants`): CONSTS planes of the grid (0
+// centre depth at rest, 1 centre mask, 2 corner depth at rest, 3 corner mask), then ROW_CONSTS
 // terms of every row: term t of centre rows (t < 5) or corner rows (t - 5), 0 metric
 // 1/(a cos), 1 tan/a, 2 Coriolis, 3 cos, 4 1/(a cos^2). The stages read them through the
 // driver's `window_const` and `row_const`, which load them with `load_const` and
@@ -86,15 +87,16 @@ struct Quad {
     div: f32,
 }
 
-// Means, derivatives and the continuity divergence of the window, with bathymetry `b` at its
-// four points and `cos` of latitude of its lower and upper rows (`quad_terms` of scheme.rs).
-fn quad_terms(b: vec4<f32>, c_s: f32, c_n: f32) -> Quad {
+// Means, derivatives and the continuity divergence of the window, with the depth at rest `d`
+// at its four points and `cos` of latitude of its lower and upper rows (`quad_terms` of
+// scheme.rs).
+fn quad_terms(d: vec4<f32>, c_s: f32, c_n: f32) -> Quad {
     let u = window(0u);
     let v = window(1u);
     let h = window(2u);
     let c = vec4<f32>(c_s, c_s, c_n, c_n);
-    let fu = (h - b) * u * c;
-    let fv = (h - b) * v * c;
+    let fu = (h + d) * u * c;
+    let fv = (h + d) * v * c;
     return Quad(
         avg4(u), avg4(v), avg4(h),
         vec2<f32>(d_lam(u), d_y(u)),
