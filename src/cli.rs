@@ -296,6 +296,9 @@ pub struct TsunamiArgs {
     /// Switch the Coriolis force off
     #[arg(long)]
     pub no_coriolis: bool,
+    /// Centres shallower than this at rest (metres) are land: the coast of a coarse grid
+    #[arg(long, value_name = "M", default_value_t = crate::kernels::swe::DEFAULT_LEAST_DEPTH, allow_negative_numbers = true)]
+    pub least_depth: f64,
     /// Model minutes between frames (PNG, and NetCDF records)
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     pub frame_every: f64,
@@ -452,8 +455,8 @@ impl TsunamiArgs {
             cfl: self.cfl,
             coriolis: !self.no_coriolis,
             walls: Walls::NoSlip,
+            least_depth: self.least_depth,
             sample_interval: Some(self.sample_every),
-            ..SweConfig::default()
         };
         base.validate()?;
         let kind = KernelKind::parse(&self.kernel)?;
@@ -619,7 +622,8 @@ impl EngineArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct RunArgs {
-    /// Kernel: heat5, heat9 or swe (shallow water)
+    /// Kernel: heat5, heat9, swe (shallow water, the paper's Lax-Wendroff) or swe-c (shallow
+    /// water, forward-backward on a C-grid)
     pub kernel: String,
     /// PEs of each wafer, WxH (or one number for a square) [default: 64x64; swe: 45x20,
     /// with n = 8 the 360 x 160 grid of the 1-degree relief]
@@ -802,7 +806,8 @@ impl HeatArgs {
     }
 }
 
-/// The shallow-water equations (kernel swe; given for heat5 or heat9, they are refused).
+/// The shallow-water equations (kernels swe and swe-c; given for heat5 or heat9, they are
+/// refused).
 #[derive(Debug, Args)]
 pub struct SweArgs {
     /// Cut latitudes SOUTH,NORTH in degrees: walls, rows between uniform in Mercator y
@@ -824,6 +829,10 @@ pub struct SweArgs {
     /// Switch the Coriolis force off
     #[arg(long)]
     pub no_coriolis: bool,
+    /// Centres shallower than this at rest (metres) are land: the coast of a coarse grid
+    /// [default: 10]
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    pub least_depth: Option<f64>,
 }
 
 impl SweArgs {
@@ -841,6 +850,7 @@ impl SweArgs {
                 Some(walls) => Walls::parse(walls)?,
                 None => default.walls,
             },
+            least_depth: self.least_depth.unwrap_or(default.least_depth),
             ..default
         };
         config.validate()?;
@@ -855,6 +865,7 @@ impl SweArgs {
             ("--walls", self.walls.is_some()),
             ("--cfl", self.cfl.is_some()),
             ("--no-coriolis", self.no_coriolis),
+            ("--least-depth", self.least_depth.is_some()),
         ];
         flags
             .into_iter()
@@ -874,7 +885,7 @@ fn parse_pair(s: &str) -> std::result::Result<(f64, f64), String> {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
-    /// Kernel: heat5, heat9 or swe (shallow water)
+    /// Kernel: heat5, heat9, swe or swe-c (shallow water)
     #[arg(default_value = "heat5")]
     pub kernel: String,
     /// Side of the square global grid, the same for every variant
@@ -1028,7 +1039,7 @@ impl BenchArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct PredictArgs {
-    /// Kernel: heat5, heat9 or swe (shallow water)
+    /// Kernel: heat5, heat9, swe or swe-c (shallow water)
     #[arg(default_value = "heat5")]
     pub kernel: String,
     /// Wafers (nodes) of the cluster, WxH

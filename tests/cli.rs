@@ -508,6 +508,30 @@ fn a_shallow_water_run_writes_every_field_and_checks_bits() {
             assert!(file.exists(), "{} missing", file.display());
         }
     }
+    // The surface with its latitudes and longitudes, as the tsunami writes it.
+    let mut nc = netcdf3::FileReader::open(out.join("swe_step00000004.nc")).unwrap();
+    let (ny, nx) = (20, 36);
+    for (var, len) in [
+        ("lat", ny),
+        ("lon", nx),
+        ("eta", nx * ny),
+        ("u", nx * ny),
+        ("v", nx * ny),
+    ] {
+        assert_eq!(nc.read_var(var).unwrap().len(), len, "{var}");
+    }
+    let npy = std::fs::read(out.join("swe_eta_step00000004.npy")).unwrap();
+    let eta: Vec<f32> = npy[npy.len() - 4 * nx * ny..]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let netcdf3::DataVector::F32(stored) = nc.read_var("eta").unwrap() else {
+        panic!("eta is f32")
+    };
+    for (a, b) in stored.iter().zip(&eta) {
+        assert!(a.is_nan() || a.to_bits() == b.to_bits(), "{a} vs {b}");
+    }
+    assert!(stored.iter().any(|v| v.is_nan()) && stored.iter().any(|v| v.is_finite()));
     std::fs::remove_dir_all(&out).unwrap();
 }
 

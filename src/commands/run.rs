@@ -9,9 +9,11 @@ use super::checkpoint;
 use crate::cluster::{LinkStats, LinkTable};
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
+use crate::kernels::swe::ShallowWater;
 use crate::model::{Problem, Simulator};
 use crate::output;
 use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
+use crate::tsunami::netcdf::{write_surface, Attribute};
 use crate::{invalid, Error, Result};
 
 /// A validated `run`.
@@ -279,7 +281,41 @@ fn write_snapshot(
         let picture = picture(config, f, field, step);
         files.extend(output::write_field(dir, &stem, field, &picture)?);
     }
+    if let Some(swe) = problem.kernel.shallow_water() {
+        let path = dir.join(format!("{}_step{step:08}.nc", spec.name));
+        write_surface_netcdf(swe, &path, state, step)?;
+        files.push(path);
+    }
     Ok(files)
+}
+
+/// Shallow water's state as NetCDF: `eta`, `u`, `v` at the centres over their latitudes and
+/// longitudes (NaN on land), as the tsunami writes them.
+fn write_surface_netcdf(
+    swe: &dyn ShallowWater,
+    path: &Path,
+    state: &[GlobalField],
+    step: u64,
+) -> Result<()> {
+    let sphere = swe.sphere();
+    let grid = sphere.grid();
+    let lat: Vec<f64> = (0..grid.y).map(|y| sphere.lat_lon(0, y).0).collect();
+    let lon: Vec<f64> = (0..grid.x).map(|x| sphere.lat_lon(x, 0).1).collect();
+    let water = |f: &GlobalField| {
+        GlobalField::from_fn(f.nx, f.ny, |x, y| match sphere.is_wet(x, y) {
+            true => f.at(x, y),
+            false => f32::NAN,
+        })
+    };
+    let [eta, u, v] = swe.at_centres(state).map(|f| water(&f));
+    let attributes: Vec<(String, Attribute)> = swe
+        .describe()
+        .into_iter()
+        .map(|(k, v)| (k.replace([' ', '(', ')', '/'], "_"), Attribute::Text(v)))
+        .chain([("dt_s".into(), Attribute::Number(swe.dt()))])
+        .collect();
+    let time = step as f64 * swe.dt();
+    write_surface(path, (&lat, &lon), time, [&eta, &u, &v], &attributes)
 }
 
 /// Runs the same problem on the other engine and counts the points whose bits differ.

@@ -279,15 +279,18 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     fn describe(&self) -> Vec<(String, String)>;
     /// Model time of one step in seconds, where the kernel has one.
     fn seconds_per_step(&self) -> Option<f64> {
-        None
+        self.shallow_water().map(|s| s.dt())
     }
     /// How field `field` of a state is drawn.
     fn picture(&self, field: usize, value: &GlobalField) -> Picture {
         Picture::plain(value, self.spec().fields[field])
     }
     /// Checks a state read back after `step` steps (a blown-up run is an error naming where).
-    fn check_state(&self, _state: &[GlobalField], _step: u64) -> Result<()> {
-        Ok(())
+    fn check_state(&self, state: &[GlobalField], step: u64) -> Result<()> {
+        match self.shallow_water() {
+            Some(swe) => swe::check_state(swe, state, step),
+            None => Ok(()),
+        }
     }
     /// The kernel as shallow water on the globe, if it is.
     fn shallow_water(&self) -> Option<&dyn swe::ShallowWater> {

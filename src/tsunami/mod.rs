@@ -298,23 +298,23 @@ impl Tracker {
 
     /// Takes in `eta, u, v` at the centres at `time` seconds after the impact.
     pub fn sample(&mut self, time: f64, [eta, u, v]: &[GlobalField; 3]) {
-        let maps = self
-            .max_eta
+        use rayon::prelude::*;
+        let threshold = self.threshold;
+        self.max_eta
             .data
-            .iter_mut()
-            .zip(self.max_speed.data.iter_mut())
-            .zip(self.arrival.data.iter_mut());
-        for (k, ((max, fastest), arrival)) in maps.enumerate() {
-            if max.is_nan() {
-                continue;
-            }
-            let size = eta.data[k].abs();
-            *max = max.max(size);
-            *fastest = fastest.max(u.data[k].hypot(v.data[k]));
-            if size > self.threshold && arrival.is_nan() {
-                *arrival = time as f32;
-            }
-        }
+            .par_iter_mut()
+            .zip(self.max_speed.data.par_iter_mut())
+            .zip(self.arrival.data.par_iter_mut())
+            .enumerate()
+            .filter(|(_, ((max, _), _))| !max.is_nan())
+            .for_each(|(k, ((max, fastest), arrival))| {
+                let size = eta.data[k].abs();
+                *max = max.max(size);
+                *fastest = fastest.max(u.data[k].hypot(v.data[k]));
+                if size > threshold && arrival.is_nan() {
+                    *arrival = time as f32;
+                }
+            });
         for record in &mut self.gauges {
             let UVec2 { x, y } = record.cell;
             record.samples.push(Sample {

@@ -270,6 +270,69 @@ fn encode(path: &Path, e: impl std::fmt::Debug) -> Error {
     Error::Encode(format!("the NetCDF file {}: {e:?}", path.display()))
 }
 
+/// Writes one shallow-water state as CF NetCDF at `path` (through a temporary file): `eta`,
+/// `u`, `v` at the cell centres (NaN on land) over `lat` and `lon`, at `time` seconds after the
+/// start, with `attributes`.
+pub fn write_surface(
+    path: &Path,
+    (lat, lon): (&[f64], &[f64]),
+    time: f64,
+    fields: [&GlobalField; 3],
+    attributes: &[(String, Attribute)],
+) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Debug| encode(path, e);
+    let mut set = DataSet::new();
+    let dims = |set: &mut DataSet| -> std::result::Result<(), netcdf3::InvalidDataSet> {
+        set.add_fixed_dim("lat", lat.len())?;
+        set.add_fixed_dim("lon", lon.len())?;
+        for var in VARS.iter().filter(|v| ["lat", "lon"].contains(&v.name)) {
+            set.add_var_f64(var.name, var.dims)?;
+            for (key, value) in var.attrs {
+                set.add_var_attr_string(var.name, key, value)?;
+            }
+        }
+        for var in VARS.iter().filter(|v| ["eta", "u", "v"].contains(&v.name)) {
+            set.add_var_f32(var.name, MAP)?;
+            for (key, value) in var.attrs {
+                set.add_var_attr_string(var.name, key, value)?;
+            }
+        }
+        set.add_global_attr_string("Conventions", "CF-1.8")?;
+        set.add_global_attr_f64("time_s", vec![time])?;
+        set.add_global_attr_string("source", format!("wafer-emu {}", env!("CARGO_PKG_VERSION")))?;
+        for (key, value) in attributes {
+            match value {
+                Attribute::Number(v) => set.add_global_attr_f64(key, vec![*v])?,
+                Attribute::Text(t) => set.add_global_attr_string(key, t)?,
+            }
+        }
+        Ok(())
+    };
+    dims(&mut set).map_err(|e| fail(&e))?;
+    let temp = crate::output::temp_path(path);
+    let written = (|| -> std::result::Result<(), netcdf3::error::WriteError> {
+        let file = BufWriter::with_capacity(1 << 20, File::create(&temp)?);
+        let buffered = Buffered(std::rc::Rc::new(std::cell::RefCell::new(file)));
+        let mut writer = FileWriter::open_seek_write(&temp.to_string_lossy(), Box::new(buffered))?;
+        writer.set_def(&set, Version::Offset64Bit, 0)?;
+        writer.write_var_f64("lat", lat)?;
+        writer.write_var_f64("lon", lon)?;
+        for (name, field) in ["eta", "u", "v"].into_iter().zip(fields) {
+            writer.write_var_f32(name, &field.data)?;
+        }
+        writer.close()?;
+        File::open(&temp)?.sync_all()?;
+        Ok(())
+    })();
+    let placed = written
+        .map_err(|e| fail(&e))
+        .and_then(|()| crate::output::rename_into_place(&temp, path).map_err(|e| fail(&e)));
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    placed
+}
+
 /// The tsunami's NetCDF file, open for frames.
 pub struct TsunamiFile {
     path: PathBuf,

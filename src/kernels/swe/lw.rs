@@ -28,9 +28,8 @@
 
 use glam::UVec2;
 
-use super::sphere::Sphere;
 use super::{
-    initial_surface, scheme, ShallowWater, SweConfig, Walls, EARTH_RADIUS, GRAVITY, OMEGA,
+    initial_surface, scheme, Ocean, ShallowWater, SweConfig, Walls, EARTH_RADIUS, GRAVITY, OMEGA,
     WATER_DENSITY,
 };
 use crate::field::{grid_values, GlobalField};
@@ -175,12 +174,9 @@ impl Constants {
 /// The paper's shallow-water kernel configured for one grid.
 #[derive(Clone, Debug)]
 pub struct Swe {
-    config: SweConfig,
+    ocean: Ocean,
     params: SweParams,
     constants: Constants,
-    sphere: Sphere,
-    /// Speed above which the run counts as blown up (m/s).
-    speed_limit: f64,
 }
 
 impl Swe {
@@ -195,7 +191,8 @@ impl Swe {
             ));
         }
         SWE.check_setup_memory(grid)?;
-        let sphere = Sphere::new(&config.bathymetry, grid, config.lat_range, 0.0)?;
+        let ocean = Ocean::new(config, grid)?;
+        let (config, sphere) = (&ocean.config, &ocean.sphere);
         let (nx, ny) = (grid.x, grid.y);
         let wall = |y: u32| y == 0 || y + 1 == ny;
         let flows = |x, y| match wall(y) {
@@ -247,44 +244,31 @@ impl Swe {
                 half_dt: 0.0,
                 pad: 0.0,
             },
-            config,
             constants,
-            sphere,
-            speed_limit: 0.0,
+            ocean,
         };
         let (dt, limit) = super::stable_dt(&kernel, &kernel.initial_state())?;
-        let dt = kernel.config.step_dividing(dt);
-        kernel.speed_limit = limit;
+        let dt = kernel.ocean.config.step_dividing(dt);
         kernel.params.dt = dt as f32;
         kernel.params.half_dt = (0.5 * dt) as f32;
+        (kernel.ocean.dt, kernel.ocean.speed_limit) = (kernel.params.dt as f64, limit);
         Ok(kernel)
     }
 
     /// Whether centre `(x, y)` may hold a flow: water, or sea in a prescribed wall row.
     fn flows(&self, x: u32, y: u32) -> bool {
-        let wall = y == 0 || y + 1 == self.sphere.mercator.ny;
-        match wall && self.config.walls == Walls::Prescribed {
-            true => self.sphere.depth(x, y) > 0.0,
-            false => self.sphere.is_wet(x, y),
+        let (sphere, walls) = (&self.ocean.sphere, self.ocean.config.walls);
+        let wall = y == 0 || y + 1 == sphere.mercator.ny;
+        match wall && walls == Walls::Prescribed {
+            true => sphere.depth(x, y) > 0.0,
+            false => sphere.is_wet(x, y),
         }
     }
 }
 
 impl ShallowWater for Swe {
-    fn sphere(&self) -> &Sphere {
-        &self.sphere
-    }
-
-    fn config(&self) -> &SweConfig {
-        &self.config
-    }
-
-    fn dt(&self) -> f64 {
-        self.params.dt as f64
-    }
-
-    fn speed_limit(&self) -> f64 {
-        self.speed_limit
+    fn ocean(&self) -> &Ocean {
+        &self.ocean
     }
 
     fn at_centres(&self, state: &[GlobalField]) -> [GlobalField; 3] {
@@ -295,7 +279,7 @@ impl ShallowWater for Swe {
     /// centres, summed in f64.
     fn energy(&self, state: &[GlobalField]) -> f64 {
         let (u, v, eta) = (&state[0], &state[1], &state[2]);
-        let sphere = &self.sphere;
+        let sphere = self.sphere();
         let rows: f64 = (0..eta.ny)
             .map(|y| {
                 let row: f64 = (0..eta.nx)
@@ -320,7 +304,7 @@ impl Kernel for Swe {
     }
 
     fn grid(&self) -> UVec2 {
-        self.sphere.grid()
+        self.sphere().grid()
     }
 
     fn params(&self) -> Vec<u8> {
@@ -334,7 +318,7 @@ impl Kernel for Swe {
     fn initial_state(&self) -> Vec<GlobalField> {
         let grid = self.grid();
         let flows = |x, y| self.flows(x, y);
-        let [u, v, eta] = initial_surface(&self.sphere, &self.config, (&flows, &flows));
+        let [u, v, eta] = initial_surface(self.sphere(), self.config(), (&flows, &flows));
         let field = |data| GlobalField {
             nx: grid.x,
             ny: grid.y,
@@ -352,7 +336,7 @@ impl Kernel for Swe {
 
     fn picture(&self, field: usize, value: &GlobalField) -> Picture {
         super::picture(
-            &self.sphere,
+            self.sphere(),
             ["u (m/s)", "v (m/s)", "eta (m)"][field],
             value,
         )
@@ -360,14 +344,6 @@ impl Kernel for Swe {
 
     fn describe(&self) -> Vec<(String, String)> {
         super::describe(self)
-    }
-
-    fn seconds_per_step(&self) -> Option<f64> {
-        Some(self.dt())
-    }
-
-    fn check_state(&self, state: &[GlobalField], step: u64) -> Result<()> {
-        super::check_state(self, state, step)
     }
 
     fn shallow_water(&self) -> Option<&dyn ShallowWater> {

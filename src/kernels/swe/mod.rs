@@ -253,15 +253,59 @@ impl SweConfig {
     }
 }
 
+/// What a shallow-water kernel is configured with: its configuration, the globe, its time
+/// step and the speed beyond which a run counts as blown up.
+#[derive(Clone, Debug)]
+pub struct Ocean {
+    pub config: SweConfig,
+    /// The grid, the relief on it and the water.
+    pub sphere: Sphere,
+    /// The time step in seconds (the f32 the kernel steps with).
+    pub dt: f64,
+    /// Speed above which the run counts as blown up (m/s).
+    pub speed_limit: f64,
+}
+
+impl Ocean {
+    /// The globe of `config` on `grid`; the kernel sets the time step and speed limit.
+    pub(crate) fn new(config: SweConfig, grid: glam::UVec2) -> Result<Self> {
+        let sphere = Sphere::new(
+            &config.bathymetry,
+            grid,
+            config.lat_range,
+            config.least_depth,
+        )?;
+        Ok(Self {
+            config,
+            sphere,
+            dt: 0.0,
+            speed_limit: 0.0,
+        })
+    }
+}
+
 /// What the tsunami, the pictures and the physics tests read of a shallow-water kernel.
 pub trait ShallowWater: Kernel {
-    /// The grid, the relief on it and the water.
-    fn sphere(&self) -> &Sphere;
-    fn config(&self) -> &SweConfig;
+    fn ocean(&self) -> &Ocean;
+
+    fn sphere(&self) -> &Sphere {
+        &self.ocean().sphere
+    }
+
+    fn config(&self) -> &SweConfig {
+        &self.ocean().config
+    }
+
     /// The time step in seconds.
-    fn dt(&self) -> f64;
+    fn dt(&self) -> f64 {
+        self.ocean().dt
+    }
+
     /// Speed above which the run counts as blown up (m/s).
-    fn speed_limit(&self) -> f64;
+    fn speed_limit(&self) -> f64 {
+        self.ocean().speed_limit
+    }
+
     /// `eta` (m above the sea at rest), `u` and `v` (m/s, east and north) at the cell centres.
     fn at_centres(&self, state: &[GlobalField]) -> [GlobalField; 3];
     /// Total energy in J relative to the sea at rest (density [`WATER_DENSITY`]), summed in
@@ -452,25 +496,27 @@ pub(crate) fn check_state(
     state: &[GlobalField],
     step: u64,
 ) -> Result<()> {
+    use rayon::prelude::*;
     let [eta, u, v] = kernel.at_centres(state);
     let sphere = kernel.sphere();
     let m = &sphere.mercator;
-    for y in 0..eta.ny {
-        for x in 0..eta.nx {
-            let (uu, vv, e) = (u.at(x, y), v.at(x, y), eta.at(x, y));
-            let speed = (uu as f64).hypot(vv as f64);
-            if e.is_finite() && speed <= kernel.speed_limit() {
-                continue;
-            }
-            let (lat, lon) = sphere.lat_lon(x, y);
-            let depth = e as f64 + sphere.depth(x, y);
-            let size = EARTH_RADIUS * lat.to_radians().cos() * m.dlam().min(m.dy);
-            let cfl = kernel.dt() * (speed + (GRAVITY * depth.max(0.0)).sqrt()) / size;
-            return Err(Error::BlowUp(format!(
-                "the shallow-water run blew up at step {step}: at lat {lat:.2}, lon {lon:.2} u = {uu}, v = {vv}, eta = {e} (speed limit {:.0} m/s), local CFL number {cfl:.3}; try a smaller --cfl",
-                kernel.speed_limit()
-            )));
-        }
-    }
-    Ok(())
+    let limit = kernel.speed_limit();
+    let sound =
+        |k: usize| eta.data[k].is_finite() && (u.data[k] as f64).hypot(v.data[k] as f64) <= limit;
+    let Some(first) = (0..eta.data.len())
+        .into_par_iter()
+        .find_first(|&k| !sound(k))
+    else {
+        return Ok(());
+    };
+    let (x, y) = (first as u32 % eta.nx, first as u32 / eta.nx);
+    let (uu, vv, e) = (u.at(x, y), v.at(x, y), eta.at(x, y));
+    let speed = (uu as f64).hypot(vv as f64);
+    let (lat, lon) = sphere.lat_lon(x, y);
+    let depth = e as f64 + sphere.depth(x, y);
+    let size = EARTH_RADIUS * lat.to_radians().cos() * m.dlam().min(m.dy);
+    let cfl = kernel.dt() * (speed + (GRAVITY * depth.max(0.0)).sqrt()) / size;
+    Err(Error::BlowUp(format!(
+        "the shallow-water run blew up at step {step}: at lat {lat:.2}, lon {lon:.2} u = {uu}, v = {vv}, eta = {e} (speed limit {limit:.0} m/s), local CFL number {cfl:.3}; try a smaller --cfl"
+    )))
 }

@@ -49,7 +49,7 @@ use glam::UVec2;
 use crate::field::{grid_values, GlobalField};
 use crate::kernels::swe::sphere::Sphere;
 use crate::kernels::swe::{
-    self, ShallowWater, SweConfig, Walls, EARTH_RADIUS, GRAVITY, OMEGA, WATER_DENSITY,
+    self, Ocean, ShallowWater, SweConfig, Walls, EARTH_RADIUS, GRAVITY, OMEGA, WATER_DENSITY,
 };
 use crate::kernels::{
     Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, Stage,
@@ -262,11 +262,9 @@ impl Constants {
 /// `swe-c` configured for one grid.
 #[derive(Clone, Debug)]
 pub struct SweC {
-    config: SweConfig,
+    ocean: Ocean,
     params: SweCParams,
     constants: Constants,
-    sphere: Sphere,
-    speed_limit: f64,
 }
 
 impl SweC {
@@ -281,13 +279,9 @@ impl SweC {
             ));
         }
         SWE_C.check_setup_memory(grid)?;
-        let sphere = Sphere::new(
-            &config.bathymetry,
-            grid,
-            config.lat_range,
-            config.least_depth,
-        )?;
-        let data = constant_fields(&sphere, &config);
+        let ocean = Ocean::new(config, grid)?;
+        let (config, sphere) = (&ocean.config, &ocean.sphere);
+        let data = constant_fields(sphere, config);
         let mut kernel = Self {
             params: SweCParams {
                 nx: grid.x,
@@ -300,13 +294,11 @@ impl SweC {
                 damping: FILTER,
             },
             constants: Constants::new(grid.x, grid.y, data),
-            config,
-            sphere,
-            speed_limit: 0.0,
+            ocean,
         };
         let (dt, limit) = swe::stable_dt(&kernel, &kernel.initial_state())?;
-        kernel.params.dt = kernel.config.step_dividing(dt) as f32;
-        kernel.speed_limit = limit;
+        kernel.params.dt = kernel.ocean.config.step_dividing(dt) as f32;
+        (kernel.ocean.dt, kernel.ocean.speed_limit) = (kernel.params.dt as f64, limit);
         Ok(kernel)
     }
 
@@ -385,20 +377,8 @@ fn constant_fields(sphere: &Sphere, config: &SweConfig) -> Vec<f32> {
 }
 
 impl ShallowWater for SweC {
-    fn sphere(&self) -> &Sphere {
-        &self.sphere
-    }
-
-    fn config(&self) -> &SweConfig {
-        &self.config
-    }
-
-    fn dt(&self) -> f64 {
-        self.params.dt as f64
-    }
-
-    fn speed_limit(&self) -> f64 {
-        self.speed_limit
+    fn ocean(&self) -> &Ocean {
+        &self.ocean
     }
 
     /// `u` and `v` at a centre are the means of its two faces'.
@@ -420,7 +400,7 @@ impl ShallowWater for SweC {
     fn energy(&self, state: &[GlobalField]) -> f64 {
         let east = crate::cpu::stage_on_grid(self, 0, state);
         let next = crate::cpu::stage_on_grid(self, 1, &east);
-        let (eta, sphere) = (&state[2], &self.sphere);
+        let (eta, sphere) = (&state[2], self.sphere());
         let (nx, ny) = (eta.nx, eta.ny);
         let m = &sphere.mercator;
         let area = |lat: f64| (EARTH_RADIUS * lat.cos()).powi(2) * m.dlam() * m.dy;
@@ -461,7 +441,7 @@ impl Kernel for SweC {
     }
 
     fn grid(&self) -> UVec2 {
-        self.sphere.grid()
+        self.sphere().grid()
     }
 
     fn params(&self) -> Vec<u8> {
@@ -476,7 +456,7 @@ impl Kernel for SweC {
         let grid = self.grid();
         let open = |plane| move |x, y| self.plane(plane, x, y) > 0.0;
         let (east, north) = (open(Plane::EastDepth), open(Plane::NorthDepth));
-        let [u, v, eta] = swe::initial_surface(&self.sphere, &self.config, (&east, &north));
+        let [u, v, eta] = swe::initial_surface(self.sphere(), self.config(), (&east, &north));
         // The surface's Laplacian, which each momentum stage writes for the filter.
         let lap = vec![0.0; eta.len()];
         [u, v, eta, lap]
@@ -504,19 +484,11 @@ impl Kernel for SweC {
             "eta (m)",
             "Laplacian of eta (m, cells)",
         ][field];
-        swe::picture(&self.sphere, label, value)
+        swe::picture(self.sphere(), label, value)
     }
 
     fn describe(&self) -> Vec<(String, String)> {
         swe::describe(self)
-    }
-
-    fn seconds_per_step(&self) -> Option<f64> {
-        Some(self.dt())
-    }
-
-    fn check_state(&self, state: &[GlobalField], step: u64) -> Result<()> {
-        swe::check_state(self, state, step)
     }
 
     fn shallow_water(&self) -> Option<&dyn ShallowWater> {
