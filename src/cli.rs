@@ -371,8 +371,8 @@ pub struct TsunamiArgs {
 
 /// The tsunami's default grid spacing in degrees for the hardware `engine` opens: 5
 /// arc-minutes on a GPU, 12 on the CPU backend or a software adapter.
-fn auto_resolution(engine: &EngineRequest) -> Result<f64> {
-    let (ctx, _) = engine.open()?;
+fn auto_resolution(engine: &EngineRequest, kind: KernelKind) -> Result<f64> {
+    let (ctx, _) = engine.open_for(kind.spec())?;
     let gpu = ctx.is_some_and(|ctx| !ctx.adapter.is_software());
     Ok(if gpu { 5.0 / 60.0 } else { 12.0 / 60.0 })
 }
@@ -403,7 +403,7 @@ impl TsunamiArgs {
         impact.validate()?;
         let mut engine = self.engine.request()?;
         let resolution = match self.resolution.as_str() {
-            "auto" => auto_resolution(&engine)?,
+            "auto" => auto_resolution(&engine, KernelKind::parse(&self.kernel)?)?,
             text => parse_resolution(text)?,
         };
         for (name, v, max) in [

@@ -13,6 +13,7 @@ use crate::gpu::{
     parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, PointBlock,
     RowBlock, TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
 };
+use crate::kernels::{Driver, KernelSpec};
 use crate::model::{Problem, Simulator};
 use crate::{Error, Result};
 
@@ -64,6 +65,28 @@ impl EngineRequest {
         })
     }
 
+    /// Opens the context to run `spec` on: as [`EngineRequest::open`], but with `auto` a
+    /// software adapter gives way to the CPU backend for kernels it has no fast path for
+    /// (Point windows wider than 3 x 3, which neither direct reads nor register blocks take):
+    /// there the CPU backend runs several times faster.
+    pub fn open_for(&self, spec: &KernelSpec) -> Result<(Option<Arc<GpuContext>>, Vec<String>)> {
+        let (ctx, warnings) = self.open()?;
+        let slow = |ctx: &GpuContext| ctx.adapter.is_software() && !fast_on_software(spec);
+        match ctx {
+            Some(ctx) if self.backend == BackendChoice::Auto && slow(&ctx) => {
+                let note = format!(
+                    "note: {} has no fast path for {}'s {}x{} windows; running on the CPU backend, which is faster there (--backend vulkan to use it anyway)",
+                    ctx.describe(),
+                    spec.name,
+                    spec.comm_width + 1,
+                    spec.comm_width + 1
+                );
+                Ok((None, vec![note]))
+            }
+            ctx => Ok((ctx, warnings)),
+        }
+    }
+
     /// Opens the GPU context this request names; `Ok(None)` means: use the CPU backend.
     pub fn open(&self) -> Result<(Option<Arc<GpuContext>>, Vec<String>)> {
         let request = |backends| AdapterRequest {
@@ -93,6 +116,12 @@ impl EngineRequest {
             },
         }
     }
+}
+
+/// Whether a software adapter has a fast path for `spec`: Rows3 stages, or Point windows of
+/// at most 3 x 3 (the direct reads of `gpu::shard::direct_reads`).
+fn fast_on_software(spec: &KernelSpec) -> bool {
+    spec.stages.iter().all(|s| s.driver == Driver::Rows3) || spec.comm_width <= 2
 }
 
 fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>) {

@@ -752,8 +752,8 @@ impl Canvas {
 
 /// Longest side of the field part of a picture; larger fields are subsampled.
 const MAX_PICTURE: usize = 2048;
-/// Shortest side small fields are scaled up to.
-const MIN_PICTURE: usize = 256;
+/// Longest side small fields are scaled up to (a region of a few dozen cells stays legible).
+const MIN_PICTURE: usize = 512;
 
 /// The picture as a PNG: `y` upward, a colour bar with the lowest, middle and highest values
 /// of the range to the right and the label above it.

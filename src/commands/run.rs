@@ -134,7 +134,7 @@ pub fn run(
     // A cluster that cannot progress fails now, whichever engine runs first.
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     crate::cluster::Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
-    let (ctx, warnings) = config.engine.open()?;
+    let (ctx, warnings) = config.engine.open_for(config.problem.spec())?;
     warnings.iter().for_each(|w| on_warning(w));
     if ctx.is_none() && config.engine.placement.devices > 1 {
         on_warning("warning: the CPU backend runs every wafer on one device: --devices is ignored");

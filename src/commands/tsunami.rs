@@ -265,7 +265,7 @@ pub fn tsunami(
     if config.checkpoint_every.is_some() {
         super::watch_signals();
     }
-    let (ctx, warnings) = config.engine.open()?;
+    let (ctx, warnings) = config.engine.open_for(config.problem.spec())?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     let run = engine::RunLength {
