@@ -277,7 +277,7 @@ pub struct TsunamiArgs {
     pub hours: f64,
     /// Grid spacing: degrees (0.5, 0.5deg), arc-minutes (30min, 1min), or auto: 5 arc-minutes
     /// on a GPU, 12 on the CPU backend or a software adapter (each under ten minutes on its
-    /// hardware; finer grids lead the wave's arrival by fewer kilometres, docs/model.md)
+    /// hardware; finer grids lead the wave's arrival by fewer kilometres, docs/design.md)
     #[arg(long, default_value = "auto")]
     pub resolution: String,
     /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple)

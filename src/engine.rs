@@ -179,15 +179,13 @@ impl EngineKind {
         }
     }
 
-    /// The engine and placement `auto` stands for on `problem` on `hardware`, after the
-    /// measurements in the README (Performance): time blocks of [`auto_time_block`] steps, on
-    /// an adapter with the fused engine where [`Hardware::blocks`] says (shallow water, whose three fields crowd the tiles, ran
-    /// 0.5 to 1.15x the explicit wafer on lavapipe and 0.35 to 0.73x on an H200), on the CPU
-    /// backend for every kernel at every `n` (1.7 to 8x); time blocks whenever they are asked
-    /// for; the fused engine without them where [`Hardware::fuses`] says; the explicit wafer
-    /// otherwise. Other kinds stand for themselves. Where the `run` reads its state before
-    /// its end, `auto`'s blocks fit between two reads ([`RunLength::fit`]: a block runs only
-    /// inside one `advance`).
+    /// The engine and placement `auto` stands for on `problem` on `hardware`: time blocks of
+    /// [`auto_time_block`] steps, on an adapter with the fused engine where
+    /// [`Hardware::blocks`] says; time blocks whenever they are asked for; the fused engine
+    /// without them where [`Hardware::fuses`] says; the explicit wafer otherwise. Other kinds
+    /// stand for themselves. Where the `run` reads its state before its end, `auto`'s blocks
+    /// fit between two reads ([`RunLength::fit`]: a block runs only inside one `advance`).
+    /// The measurements behind each choice: `docs/performance.md`, "What auto picks".
     pub fn resolve(
         self,
         problem: &Problem,
@@ -249,10 +247,8 @@ impl RunLength {
 }
 
 /// Point updates in blocks per thread of the CPU adapter above which `auto` takes shallow
-/// water's time blocks in registers there. Their pipeline took lavapipe about 6.4 s to
-/// compile (one thread) and they saved 63 ns per point update on two threads (1024^2, n = 8,
-/// 150 steps: 12.7 s in all against 16.2 s without), so they pay from about 1e8 updates on
-/// two threads; twice that, per thread, as the compile does not share out.
+/// water's time blocks in registers there: their pipeline takes seconds to compile on one
+/// thread, which only a long enough run wins back.
 pub const POINT_BLOCK_UPDATES_PER_THREAD: u64 = 100_000_000;
 
 /// What `auto` tells apart when it picks an engine.
@@ -277,17 +273,13 @@ impl Hardware {
     }
 
     /// Whether `auto` blocks `problem` in time here: on the CPU backend every kernel at every
-    /// `n`; on a GPU single-stage kernels up to n = 8, with the fused engine's tiles (or what
-    /// the tuning puts first, [`TimeBlocks::plan`]; heat5
-    /// 8192^2 on an H200, 16 KiB tiles: 8.9 / 2.5x the explicit wafer at n = 2 / 8, and
-    /// against the direct reads of the next run 1.43 / 0.98x, 0.59x at n = 32); on a CPU
-    /// adapter at every `n` where its tuning blocks in registers over the dense grid
-    /// ([`RowBlock::applies`]: heat where the wafer's width in points is a multiple of 4;
-    /// heat5 2048^2 on lavapipe, two runs: 1.75 to 2.0x the direct reads without them at n =
-    /// 2 to 128), never in tiles (about 0.4x the global kernel there), and shallow water's
-    /// blocks in registers ([`PointBlock::applies`]), which ran 3.1 to 3.6x its direct reads
-    /// (1024^2, n = 2 to 128) but take lavapipe about 6 s to compile, for a `run` long enough
-    /// to pay for that ([`POINT_BLOCK_UPDATES_PER_THREAD`]).
+    /// `n`; on a GPU single-stage kernels up to n = 8 (above, the direct reads win), with the
+    /// fused engine's tiles or what the tuning puts first ([`TimeBlocks::plan`]); on a CPU
+    /// adapter where its tuning blocks in registers over the dense grid
+    /// ([`RowBlock::applies`]: heat where the wafer's width in points is a multiple of 4),
+    /// never in tiles (slower than the global kernel there), and shallow water's blocks in
+    /// registers ([`PointBlock::applies`]) for a `run` long enough to pay for their compile
+    /// ([`POINT_BLOCK_UPDATES_PER_THREAD`]).
     pub fn blocks(self, problem: &Problem, run: RunLength) -> bool {
         let (spec, g) = (problem.spec(), &problem.cluster.wafer);
         match self {
@@ -303,17 +295,9 @@ impl Hardware {
     }
 
     /// Whether `auto` takes the fused engine without time blocks for `problem` (its direct
-    /// reads: none where the tuning has `fused=tile`). On a GPU every kernel at
-    /// every `n` it does not block: on an H200 heat5 (8192^2) ran 2.2 / 1.9 / 1.35x the
-    /// explicit wafer at n = 16 / 32 / 128 (1.7x the time blocks at n = 32), shallow water
-    /// (4096^2) 1.37 / 1.28 / 1.07x at n = 8 / 32 / 128. On a CPU adapter single-stage
-    /// kernels up to n = 32 where it does not block them (a wafer whose width is no multiple
-    /// of 4: scalar reads of the dense grid; lavapipe, heat5 and heat9 at 2048^2 in four runs,
-    /// before the dense grid: against the explicit wafer 8.6 to 9.0x at n = 2, 3.1 to 3.9x at
-    /// n = 4, 1.85 to 1.95x at n = 8, 1.22 to 1.33x at n = 16, 1.04 to 1.08x at n = 32, 0.95
-    /// to 0.98x at n = 64), and shallow water at every `n` (its direct reads by runs of 16
-    /// points sliding their window of state and constants, the state loaded by vec4s, no link
-    /// bands, 1024^2 in three runs: 5.8 to 5.9x at n = 2, 2.1 to 2.7x from n = 8 to 128).
+    /// reads: none where the tuning has `fused=tile`): on a GPU every kernel at every `n` it
+    /// does not block; on a CPU adapter single-stage kernels up to n = 32 (beyond, the
+    /// explicit wafer is as fast) and shallow water at every `n`.
     pub fn fuses(self, problem: &Problem) -> bool {
         let n = problem.cluster.wafer.n;
         match self {
@@ -326,15 +310,11 @@ impl Hardware {
     }
 }
 
-/// Steps per time block that `auto` uses for `problem`: on a GPU 5 (the fastest of 3, 5 and
-/// 9 of the tiles on lavapipe); on a CPU adapter 5 (in registers, heat5 2048^2 at n = 8: 7
-/// ran level with 5, 9 and 15 slower, one run each), 3 for shallow water (the longest it
-/// carries in registers); on the CPU backend 15 for one stage
-/// (heat5 and heat9 at n = 8, 32 and 128: 15 ran 3 to 22 % faster than 9 in 11 of 12
-/// alternating pairs, 21 no faster than 15), else 9 (shallow water: 15 no faster; 9 ran 20 %
-/// faster than 5); shorter where that block does not fit the wafer (no point clear of its link
-/// bands, or on an adapter no plan under its tuning, [`TimeBlocks::plan`]), none where none
-/// does.
+/// Steps per time block that `auto` uses for `problem`: on a GPU 5; on a CPU adapter 5, 3
+/// for shallow water (the longest it carries in registers); on the CPU backend 15 for one
+/// stage, else 9 (the lengths past which longer blocks ran no faster); shorter where that
+/// block does not fit the wafer (no point clear of its link bands, or on an adapter no plan
+/// under its tuning, [`TimeBlocks::plan`]), none where none does.
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
     let longest = match (hardware, spec.stages.len()) {

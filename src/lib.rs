@@ -1,5 +1,5 @@
 //! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
-//! running stencil codes with the Domain Translation algorithm. See DESIGN.md for the model.
+//! running stencil codes with the Domain Translation algorithm. `docs/design.md` is the model in the project's words.
 
 pub mod blocking;
 pub mod cli;

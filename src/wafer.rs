@@ -1,5 +1,5 @@
-//! The wafer: `Ww x Wh` PEs, each with an SRAM block `[n+w][n+w]` per field (DESIGN.md
-//! section 1, the paper's Table 3). Its edges join the neighbouring wafers of its cluster, or
+//! The wafer: `Ww x Wh` PEs, each with an SRAM block `[n+w][n+w]` per field (docs/design.md,
+//! section 2, the paper's Table 3). Its edges join the neighbouring wafers of its cluster, or
 //! its own opposite edges, through links (`crate::cluster`); as a whole it is a torus.
 //!
 //! Memory convention. Inside a block, row `i` and column `j` run over `[0, n+w)`; `[0, w)` on
@@ -125,7 +125,7 @@ impl WaferGeometry {
     }
 
     /// Global point held by owned `cell` of PE `pe` after the grid translated by `shift`
-    /// points: `X = PX*n + (j - w) - shift` (DESIGN.md's formula with `c = 0`).
+    /// points: `X = PX*n + (j - w) - shift` (docs/design.md, section 2).
     pub fn owned_point(&self, pe: UVec2, cell: UVec2, shift: u64) -> UVec2 {
         let size = self.global_size();
         let back = UVec2::new(

@@ -1,6 +1,7 @@
-//! DESIGN.md's determinism contract on clusters: wafers joined by delayed, bounded links, on one
-//! device or several, equal the plain global-grid kernel bit for bit; a cluster that cannot
-//! progress says which wafer, link and step; traffic only flows right and up.
+//! The determinism contract (docs/design.md, section 5) on clusters: wafers joined by delayed,
+//! bounded links, on one device or several, equal the plain global-grid kernel bit for bit; a
+//! cluster that cannot progress says which wafer, link and step; traffic only flows right and
+//! up.
 
 mod common;
 

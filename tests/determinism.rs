@@ -1,6 +1,7 @@
-//! DESIGN.md's determinism contract on one wafer: the emulated wafer (explicit and fused
-//! engines, with the adapter's tuning and with a GPU's column layouts) equals the plain
-//! global-grid kernel bit for bit on the same adapter, and the CPU backend within a bound.
+//! The determinism contract (docs/design.md, section 5) on one wafer: the emulated wafer
+//! (explicit and fused engines, with the adapter's tuning and with a GPU's column layouts)
+//! equals the plain global-grid kernel bit for bit on the same adapter, and the CPU backend
+//! within a bound.
 
 mod common;
 

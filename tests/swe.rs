@@ -399,7 +399,7 @@ fn gauge(swe: &dyn ShallowWater, from: (f64, f64), bearing: f64, distance_m: f64
 /// First arrivals (1 cm) of a hump on a flat 4000 m ocean, without rotation, at gauges 1500
 /// to 3000 km east, south-west and south, against the exact front ([`ExactHump`]): at 1 and at
 /// half a degree. The lead is the grid's and shrinks with it (the numbers are in
-/// docs/model.md's convergence table); no gauge hears the wave after the exact time.
+/// docs/design.md's convergence table); no gauge hears the wave after the exact time.
 #[test]
 fn the_front_on_a_flat_ocean_converges_to_the_exact_one() {
     let (centre, height, radius, depth) = ((20.0, -150.0), 10.0, 500e3, 4000.0);

@@ -1,4 +1,4 @@
-//! Domain translation itself: where every grid point sits after T steps (DESIGN.md section 1),
+//! Domain translation itself: where every grid point sits after T steps (docs/design.md, section 3),
 //! and the direction data moves in `sendrecv`.
 
 mod common;

@@ -403,7 +403,7 @@ fn travel_times(swe: &dyn ShallowWater, centre: (f64, f64), radius: f64) -> Vec<
 /// hours with `swe-c`: the first arrival (|eta| > 1 cm, sampled every minute) at every
 /// deep-water gauge three or more hours away lies within 3 % of the shortest travel time from
 /// the hump's edge (measured -1.3 % to +1.7 %). Nearer gauges arrive up to 5 % early at this
-/// resolution: the grid leads the exact front by a few cells (docs/model.md's convergence
+/// resolution: the grid leads the exact front by a few cells (docs/design.md's convergence
 /// table), which weighs more the nearer the gauge.
 #[test]
 fn first_arrivals_agree_with_shortest_travel_times() {

@@ -1,4 +1,4 @@
-//! The cluster: `Kx x Ky` wafers on a 2D torus joined by links (DESIGN.md section 1).
+//! The cluster: `Kx x Ky` wafers on a 2D torus joined by links (docs/design.md, section 4).
 //!
 //! Every wafer has two outgoing links, right and up; nothing flows left or down. A wafer's
 //! local frame runs over `[0, W) x [0, H)` points (`W = Ww*n`, `H = Wh*n`). Its comm layers

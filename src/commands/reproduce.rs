@@ -203,7 +203,7 @@ pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Re
         out.text,
         "# Domain translation on a CS-3 cluster: the paper's results from the timing model\n\n\
          *Model* rates, cycles and utilisations come from `wafer-emu reproduce` running the per-PE \
-         max-plus clocks (DESIGN.md section 2) to their steady state with the paper's parameters on \
+         max-plus clocks (docs/design.md, section 6) to their steady state with the paper's parameters on \
          wafers of {} PEs, one wafer linked to itself: all wafers of a homogeneous torus keep \
          identical clocks (the tests check this against full clusters), so cluster figures are one \
          wafer's rate times the node count. The *bounds*, Figure 3's threshold and Figure 8's \

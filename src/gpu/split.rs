@@ -1,7 +1,7 @@
 //! Wafers larger than one storage binding: each runs as a block of `kx x ky` sub-wafers, a
 //! cluster of smaller wafers joined inside the wafer by free links (no delay, the default
 //! capacity) and at its edges by the wafer's own links. Values depend neither on the
-//! translation nor on where wafers meet (DESIGN.md: every cluster equals the global kernel
+//! translation nor on where wafers meet (docs/design.md: every cluster equals the global kernel
 //! of its grid bit for bit), so the run is the whole wafer's, bit for bit; its report names
 //! the wafers and links that were asked for.
 

@@ -111,105 +111,85 @@ impl DirectGrid {
     }
 }
 
-/// The shapes of the kernels on one adapter.
+/// The shapes of the kernels on one adapter; the measurements behind each default are in
+/// `docs/performance.md` ("The tuning's defaults").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
     /// Workgroup memory a fused tile takes: all the adapter offers on a CPU adapter; on a GPU
-    /// at most 16 KiB, so that several workgroups share a multiprocessor (H200, heat5 8192^2,
-    /// against its 48 KiB: time blocks at n = 2 / 8 / 32 1.2x faster, the fused engine 1.1 /
-    /// 1.4 / 1.7x; 8 and 4 KiB starved the time blocks of room).
+    /// at most 16 KiB, so that several workgroups share a multiprocessor (less starves the
+    /// time blocks of room).
     pub tile_bytes: u32,
     /// Rows each wafer compute invocation walks with its rolling window. On a CPU adapter one
     /// SIMD group of invocations runs all its rows and the window saves reloading them: 32. A
-    /// GPU wants invocations in flight instead: one row each ran the explicit wafer 1.5 / 1.2
-    /// times faster than 32 at n = 32 / 128 on an H200 (heat5, 8192^2).
+    /// GPU wants invocations in flight instead: 1.
     pub wafer_rows: u32,
     /// Columns each wafer compute invocation of a Rows3 stage updates: `BLOCK_COLS` (8, a
     /// rolling window of 10 values per row; neighbouring invocations 8 columns apart) or 1
-    /// (3 values per row, neighbouring invocations on neighbouring columns: a GPU's loads
-    /// coalesce, yet on an H200 they ran the explicit wafer 0.6 to 0.9x, heat5 8192^2).
+    /// (3 values per row, neighbouring invocations on neighbouring columns, whose loads
+    /// coalesce on a GPU, yet 8 ran faster there too).
     pub wafer_cols: u32,
     /// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group runs all its
-    /// rows before the next one starts. With rows a power of two apart, 32 rows (each on its
-    /// own page, all in the same cache sets) ran at 0.29 to 0.34 of the copy ceiling against
-    /// 0.46 to 0.68 at 8 rows on lavapipe; since the vec4 rows are skewed
-    /// (`src/gpu/global.rs`), 64 rows ran 1.1 to 1.4x 8 (heat5 2048^2, three runs, noisy;
-    /// 0.65 to 0.75 of the copy kernel). On an H200, 8 rows ran as fast as 4 and faster than
-    /// 1, 2 or 16 (0.89 of its copy kernel against 0.75 / 0.75 / 0.89 / 0.85; before the
-    /// skew).
+    /// rows before the next one starts, so more rows reuse more of the window, once the vec4
+    /// rows are skewed (`src/gpu/global.rs`) so that they do not share cache sets: 64. On a
+    /// GPU 8.
     pub global_rows: u32,
     /// Cells of a comm line (a strip's row or column) each sendrecv invocation copies, or
-    /// `None`: a PE's whole comm layer. A GPU wants every cell in flight: one (one invocation
-    /// per PE left 4096 invocations of 520 dependent copies each at n = 128; on an H200 it ran
-    /// the explicit wafer 0.5 to 0.8x at n = 8 to 128, 1.7x at n = 2). A CPU adapter
-    /// runs a PE per SIMD lane: by line (whole lines or 1 to 16 cells), its index arithmetic
-    /// and divergent branches made lavapipe's sendrecv 1.3 to 10x slower (heat5 2048^2).
+    /// `None`: a PE's whole comm layer. A GPU wants every cell in flight: one (a PE per
+    /// invocation leaves few invocations of many dependent copies at large `n`). A CPU
+    /// adapter runs a PE per SIMD lane, where splitting lines costs index arithmetic and
+    /// divergent branches.
     pub sendrecv_cells: Option<u32>,
-    /// On a GPU the interleaved copy (2.87 TB/s on an H200 against 1.8 for runs); lavapipe
-    /// copies runs 1.5 to 2x faster.
+    /// The copy kernel's order: interleaved on a GPU (coalesced), runs on a CPU adapter (whole
+    /// cache lines per lane).
     pub copy: CopyOrder,
-    /// Invocations of a fused (and time-block) workgroup. 64 everywhere so far; on a GPU a
-    /// 16 KiB tile leaves room for more (not yet measured).
+    /// Invocations of a fused (and time-block) workgroup: 64 everywhere so far.
     pub fused_invocations: u32,
     /// Tile rows each fused Rows3 invocation walks with its rolling window (4).
     pub fused_rows: u32,
     /// Columns each fused or time-block invocation moves between the SRAM and its tile and
-    /// computes at a time: 8 (straight-line runs, which lavapipe's compiler needs) or 1
-    /// (neighbouring invocations on neighbouring columns; on an H200 time blocks ran at 0.55
-    /// to 0.65x of 8, heat5 8192^2).
+    /// computes at a time: 8 (straight-line runs, which lavapipe's compiler needs, and faster
+    /// on a GPU too) or 1 (neighbouring invocations on neighbouring columns).
     pub fused_cols: u32,
     /// The fused engine reads a stage's window from its workgroup tile (`false`), or straight
     /// from the owned cells of whichever PEs hold it (`true`, `fused=direct`: no workgroup
-    /// memory and no barrier). On lavapipe direct reads ran heat5 and heat9 8.6 to 9.0x as
-    /// fast as the explicit wafer at n = 2 (tiles: 4.8 to 5.6x), 1.85 to 1.95x at n = 8 (the
-    /// tiles: 0.7x), level at n = 32; shallow water 2.4 to 2.6x at n = 2 (tiles: 0.95x), level
-    /// at n = 8. On an H200 (heat5 8192^2) 6.0 / 2.4 / 1.9 / 1.35x the explicit wafer at n =
-    /// 2 / 8 / 32 / 128, the fastest engine from n = 16 up; shallow water (4096^2) 1.37 /
-    /// 1.28 / 1.07x at n = 8 / 32 / 128.
+    /// memory and no barrier, the faster everywhere measured).
     pub fused_direct: bool,
     /// Columns each direct-read invocation of a Rows3 stage computes: 8 (a rolling window of
-    /// 10 values per row, neighbouring invocations 8 columns apart; lavapipe: they read the
-    /// dense grid (`direct_grid`) by vec4s where the wafer's width is a multiple of 4, 1.6 to
-    /// 3.3x the scalar reads of Table 3's blocks, heat5 2048^2) or 1
-    /// (neighbouring invocations on neighbouring columns, whose loads coalesce: on an H200,
-    /// heat5 8192^2, 1.2 to 2.6x the blocks of 8 at n = 128 to 2, by 4 rows). A Point
-    /// stage's direct-read invocations then take runs of 16 points, or single points, along
-    /// `point_rows` rows ([`Tuning::point_block`]); with runs the dense grid too, and the points by the
-    /// wafer's low edges read the links (`compute_edges`), where single points leave link
-    /// bands of one PE to Table 3's `sendrecv` and `compute`.
+    /// 10 values per row, neighbouring invocations 8 columns apart, reading the dense grid
+    /// (`direct_grid`) by vec4s where the wafer's width is a multiple of 4: a CPU adapter's
+    /// SIMD lanes) or 1 (neighbouring invocations on neighbouring columns, whose loads
+    /// coalesce: a GPU's). A Point stage's direct-read invocations then take runs of 16
+    /// points, or single points, along `point_rows` rows ([`Tuning::point_block`]); with runs
+    /// the dense grid too, and the points by the wafer's low edges read the links
+    /// (`compute_edges`), where single points leave link bands of one PE to Table 3's
+    /// `sendrecv` and `compute`.
     pub direct_cols: u32,
-    /// Rows each direct-read invocation of a Rows3 stage walks: on lavapipe 64 ran 1.07 to
-    /// 1.09x as fast as 32 at n = 2 / 8 / 32 (heat5 2048^2, three alternating runs; 8 and 16
-    /// slower); on an H200 4 ran 1.3 to 1.9x faster than 1 at n = 8 to 128 (heat5 8192^2,
-    /// single columns), and 2, 8 and 16 within 10 % of 4 (2 at n = 128: 0.8x). Heat's time
+    /// Rows each direct-read invocation of a Rows3 stage walks: 64 on a CPU adapter (one SIMD
+    /// group reuses its window down them), 4 on a GPU (invocations in flight). Heat's time
     /// blocks in registers walk as many rows per block, after the `2 K` rows below them: the
-    /// blocks across lanes want 64 or more (with a GPU's 4 they would load 14 rows for 4 at
-    /// K = 5).
+    /// blocks across lanes want 64 or more (with 4 they would load 14 rows for 4 at K = 5).
     pub direct_rows: u32,
     /// Where heat's direct reads without time blocks keep the owned points: one dense grid per
     /// wafer (`direct_grid=dense`: a row runs on across the PEs, so neighbouring columns are
     /// neighbouring cells at every `n`; vec4 reads by blocks of 8 columns need it) or Table
     /// 3's blocks (`direct_grid=table3`: a PE's owned row is `n` cells between its comm cells,
     /// so at n = 2 a GPU subgroup's 32 columns touch 16 PEs' blocks). Dense by default, the
-    /// same bits; not yet measured on a GPU, whose direct reads ran Table 3's blocks before
-    /// (0.19 of its copy bandwidth at n = 2, 0.62 at 128, H200). Time blocks in registers and
-    /// shallow water's runs keep the dense grid whatever this says, shallow water's single
-    /// points Table 3's.
+    /// same bits. Time blocks in registers and shallow water's runs keep the dense grid
+    /// whatever this says, shallow water's single points Table 3's.
     pub direct_grid: DirectGrid,
     /// Rows a Point stage's run goes along, in the global kernel and the direct reads
-    /// ([`Tuning::point_block`]): 3 on a CPU adapter; 1 on a GPU, not yet measured otherwise.
+    /// ([`Tuning::point_block`]): 3 on a CPU adapter; 1 on a GPU.
     pub point_rows: u32,
-    /// Tile rows each time-block Rows3 invocation walks per remap (16; a GPU's 16 KiB span at
-    /// heat is about 45 points tall, so most of its 64 invocations wait: not yet measured).
+    /// Tile rows each time-block Rows3 invocation walks per remap (16).
     pub block_rows: u32,
     /// Lanes of the subgroups that carry heat's time blocks in registers, one column each,
     /// the window's columns left of a lane taken from the lanes left of it by subgroup
     /// shuffles (`shaders/wafer_blocked_lanes.wgsl`): a GPU's shape of those blocks, whose
     /// neighbouring invocations load neighbouring points, by `direct_rows` rows; `None`
-    /// (`block_lanes=off`, the default everywhere, not yet measured on a GPU): each invocation
-    /// walks 8 columns by vec4s, where `direct_cols` is 8. `block_lanes=on` takes the
-    /// adapter's subgroup size, which must be fixed and divide the workgroup, whose
-    /// subgroups are then full (as on NVIDIA, 32, and lavapipe, 8).
+    /// (`block_lanes=off`, the default everywhere): each invocation walks 8 columns by vec4s,
+    /// where `direct_cols` is 8. `block_lanes=on` takes the adapter's subgroup size, which
+    /// must be fixed and divide the workgroup, whose subgroups are then full (as on NVIDIA,
+    /// 32, and lavapipe, 8).
     pub block_lanes: Option<u32>,
 }
 

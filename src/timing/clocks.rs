@@ -1,5 +1,5 @@
 //! Every PE's clock: `T[pe][s]`, the cycle at which PE `pe` finishes step `s`, from max-plus
-//! recurrences (DESIGN.md section 2). Time is counted in ticks of 1/256 cycle so that the
+//! recurrences (docs/design.md, section 6). Time is counted in ticks of 1/256 cycle so that the
 //! recurrence is exact integer arithmetic, the same on the CPU here and on the GPU
 //! (`shaders/clocks.wgsl`).
 //!

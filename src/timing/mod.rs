@@ -1,4 +1,4 @@
-//! Timing emulation (DESIGN.md section 2): values say what the cluster computes, these clocks
+//! Timing emulation (docs/design.md, section 6): values say what the cluster computes, these clocks
 //! say how fast the real machine would.
 
 pub mod clocks;

@@ -1,4 +1,4 @@
-//! Parameters of the timing model (DESIGN.md section 2), with the paper's values as defaults.
+//! Parameters of the timing model (docs/design.md, section 6), with the paper's values as defaults.
 //! Every value can be overridden from the command line or from a `key = value` file.
 
 use std::path::Path;

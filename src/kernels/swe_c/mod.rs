@@ -31,7 +31,7 @@
 //! **Why this scheme.** The paper's Lax-Wendroff (`swe`) has every field at the centres, a
 //! second-order error four times the C-grid's along the axes, and a stationary checkerboard;
 //! with the 1 cm threshold on a 200 m hump the numerical front runs ahead of the exact one by
-//! 7 to 9 cells at the default resolution (docs/model.md has the convergence table). This one
+//! 7 to 9 cells at the default resolution (docs/design.md has the convergence table). This one
 //! leads by about 3.5: the gain that fourth-order terms buy before the grid itself sets the
 //! limit. It runs on the wafer as every kernel does: its windows are 4 x 4 (`w = 3`), the
 //! face stages centred (origin -1, translation 2 each), the continuity one reaching back
