@@ -15,7 +15,7 @@ use crate::engine::{EngineKind, EngineRequest};
 use crate::gpu::Placement;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::{Bathymetry, SweConfig, Walls};
-use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions};
+use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions, OptionGroup};
 use crate::model::Problem;
 use crate::output::JsonTarget;
 use crate::timing::params::node_preset;
@@ -622,8 +622,7 @@ impl EngineArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct RunArgs {
-    /// Kernel: heat5, heat9, swe (shallow water, the paper's Lax-Wendroff) or swe-c (shallow
-    /// water, forward-backward on a C-grid)
+    #[arg(help = kernel_help())]
     pub kernel: String,
     /// PEs of each wafer, WxH (or one number for a square) [default: 64x64; swe: 45x20,
     /// with n = 8 the 360 x 160 grid of the 1-degree relief]
@@ -885,8 +884,7 @@ fn parse_pair(s: &str) -> std::result::Result<(f64, f64), String> {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
-    /// Kernel: heat5, heat9, swe or swe-c (shallow water)
-    #[arg(default_value = "heat5")]
+    #[arg(default_value = "heat5", help = kernel_help())]
     pub kernel: String,
     /// Side of the square global grid, the same for every variant
     #[arg(long, default_value_t = 1024)]
@@ -935,6 +933,15 @@ fn parse_time_block(s: &str) -> std::result::Result<BenchTimeBlock, String> {
     }
 }
 
+/// The kernels of the registry with their summaries, for help texts.
+fn kernel_help() -> String {
+    let kernels: Vec<String> = KernelKind::ALL
+        .iter()
+        .map(|k| format!("{}: {}", k.name(), k.spec().summary))
+        .collect();
+    format!("Kernel: {}", kernels.join("; "))
+}
+
 fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
     let bad = || format!("'{s}' is not a count WxH: use two counts such as 64x64, or one number");
     let (w, h) = s.split_once(['x', 'X']).unwrap_or((s, s));
@@ -948,20 +955,21 @@ impl RunArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<RunConfig> {
         let kind = KernelKind::parse(&self.kernel)?;
-        let default_pes = match kind.spec().fields.len() {
-            1 => (64, 64),
-            _ => (45, 20),
-        };
-        let pes = self.pes.unwrap_or(default_pes);
+        let pes = self.pes.unwrap_or(kind.spec().default_pes);
         let geometry = WaferGeometry::new(pes.0, pes.1, self.n, kind.spec().comm_width)?;
         // Another kernel's flags would be ignored: refused instead.
-        let foreign = match KernelKind::HEAT.contains(&kind) {
-            true => self.swe.given().map(|flag| (flag, "shallow-water (swe)")),
-            false => self.heat.given().map(|flag| (flag, "heat (heat5, heat9)")),
-        };
+        let given = [
+            (OptionGroup::Heat, self.heat.given()),
+            (OptionGroup::ShallowWater, self.swe.given()),
+        ];
+        let foreign = given.into_iter().find_map(|(group, flag)| {
+            let read = kind.spec().options.contains(&group);
+            flag.filter(|_| !read).map(|flag| (flag, group.readers()))
+        });
         if let Some((flag, kernels)) = foreign {
             return Err(invalid!(
-                "{flag} is a {kernels} flag: it does not apply to {}",
+                "{flag} is a flag of {}: it does not apply to {}",
+                kernels.join(", "),
                 kind.name()
             ));
         }
@@ -1039,8 +1047,7 @@ impl BenchArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct PredictArgs {
-    /// Kernel: heat5, heat9, swe or swe-c (shallow water)
-    #[arg(default_value = "heat5")]
+    #[arg(default_value = "heat5", help = kernel_help())]
     pub kernel: String,
     /// Wafers (nodes) of the cluster, WxH
     #[arg(long, default_value = "8x8", value_parser = parse_pes)]

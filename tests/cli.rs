@@ -78,7 +78,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     );
     assert_rejected(
         &run(&["--relief", "flat:4000"]),
-        &["--relief is a shallow-water (swe) flag", "heat5"],
+        &["--relief is a flag of swe, swe-c: it does not apply to heat5"],
     );
     assert_rejected(
         &run(&["--resume", "somewhere", "--no-output"]),
@@ -109,7 +109,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
     assert_rejected(&swe(&["--cfl", "1.5"]), &["CFL number 1.5", "0 < CFL <= 1"]);
     assert_rejected(
         &swe(&["--coef-d", "1e9"]),
-        &["--coef-d is a heat (heat5, heat9) flag", "swe"],
+        &["--coef-d is a flag of heat5, heat9: it does not apply to swe"],
     );
     assert_rejected(
         &swe(&["--relief", "etopo9"]),

@@ -104,3 +104,54 @@ fn total_heat_is_conserved() {
         );
     }
 }
+
+/// The wave kernel from a standing mode at rest, on an odd grid: `u` follows the scheme's
+/// own dispersion relation (`wave::mode_amplitude`), so the only error is rounding.
+fn assert_wave_mode(wafer: &mut dyn Simulator, problem: &Problem) {
+    let glam::UVec2 { x: nx, y: ny } = problem.geometry.global_size();
+    let steps = 4 * STEPS;
+    wafer.advance(steps).unwrap();
+    let u = wafer.field().unwrap();
+    let amplitude =
+        wafer_emu::kernels::wave::mode_amplitude(MODE.0, MODE.1, (nx, ny).into(), steps);
+    assert!(
+        amplitude.abs() < 0.9,
+        "the mode should have turned ({amplitude})"
+    );
+    for y in 0..ny {
+        for x in 0..nx {
+            let exact = amplitude * mode_phase(MODE.0, MODE.1, nx, ny, x, y).cos();
+            let got = u.at(x, y) as f64;
+            assert!(
+                (got - exact).abs() < 1e-4,
+                "({x}, {y}): {got} vs exact {exact}"
+            );
+        }
+    }
+}
+
+fn wave_problem() -> Problem {
+    let options = wafer_emu::kernels::KernelOptions {
+        init: Some(format!("mode:{},{}", MODE.0, MODE.1)),
+        ..Default::default()
+    };
+    let geometry = WaferGeometry::new(3, 5, 7, 2).unwrap();
+    let kernel = KernelKind::Wave
+        .configure(&options, geometry.global_size())
+        .unwrap();
+    Problem::new(kernel, geometry).unwrap()
+}
+
+#[test]
+fn a_standing_wave_turns_at_the_exact_discrete_rate_on_cpu() {
+    let problem = wave_problem();
+    assert_wave_mode(&mut CpuCluster::new(&problem).unwrap(), &problem);
+}
+
+#[test]
+fn a_standing_wave_turns_at_the_exact_discrete_rate_on_gpu() {
+    let Some(ctx) = common::gpu() else { return };
+    let problem = wave_problem();
+    let mut wafer = GpuCluster::new(ctx, &problem, &Placement::default()).unwrap();
+    assert_wave_mode(&mut wafer, &problem);
+}

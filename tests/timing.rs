@@ -134,7 +134,8 @@ fn the_clocks_charge_table_6_io_words() {
             let n = n as u64;
             match kernel {
                 // Heat: one field, w = 2: Table 3's 4n + 4 exactly.
-                KernelKind::Heat5 | KernelKind::Heat9 => {
+                // The wave: two fields of heat's 4n + 4.
+                KernelKind::Heat5 | KernelKind::Heat9 | KernelKind::Wave => {
                     assert_eq!(charged, paper(n) as f64, "{formula}")
                 }
                 // SWE: two remaps of 3 fields with w = 1 (2n + 1 each) and 5 constant fields

@@ -15,7 +15,7 @@ use crate::gpu::{
     direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
     Profile, TimeBlocks,
 };
-use crate::kernels::{Kernel, KernelKind, KernelOptions};
+use crate::kernels::{Kernel, KernelKind};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
@@ -380,13 +380,10 @@ impl BenchReport {
     }
 }
 
-/// The kernel with its default options (random heat, the default shallow-water scenario) on
-/// the bench's grid, configured once for every variant.
+/// The kernel from random values (every bit exercised, no denormals of a decaying tail) on the
+/// bench's grid, configured once for every variant.
 fn configure(config: &BenchConfig) -> Result<Arc<dyn Kernel>> {
-    let options = KernelOptions {
-        init: (config.kernel.spec().fields.len() == 1).then(|| "random:1".to_string()),
-        ..KernelOptions::default()
-    };
+    let options = config.kernel.random_options(1);
     config
         .kernel
         .configure(&options, glam::UVec2::splat(config.grid))

@@ -162,9 +162,6 @@ pub struct DispatchUniform {
 mod tests {
     use super::*;
     use crate::gpu::shaders;
-    use crate::kernels::heat::HeatParams;
-    use crate::kernels::swe::SweParams;
-    use crate::kernels::swe_c::SweCParams;
     use crate::kernels::KernelKind;
     use std::mem::{offset_of, size_of};
 
@@ -229,26 +226,12 @@ mod tests {
                     ("shift", offset_of!(GridUniform, shift)),
                 ],
             ),
-            (
-                point(KernelKind::Heat9),
-                "Params",
-                size_of::<HeatParams>(),
-                vec![("rows", offset_of!(HeatParams, rows))],
-            ),
-            (
-                point(KernelKind::Swe),
-                "Params",
-                size_of::<SweParams>(),
-                SweParams::offsets(),
-            ),
-            (
-                point(KernelKind::SweC),
-                "Params",
-                size_of::<SweCParams>(),
-                SweCParams::offsets(),
-            ),
         ];
-        for (source, name, size, members) in cases {
+        let kernels = KernelKind::ALL.into_iter().map(|kind| {
+            let (size, members) = (kind.spec().params_layout)();
+            (point(kind), "Params", size, members)
+        });
+        for (source, name, size, members) in cases.into_iter().chain(kernels) {
             let (span, offsets) =
                 shaders::struct_layout(&source, name).unwrap_or_else(|| panic!("no struct {name}"));
             assert_eq!(span as usize, size, "size of {name}");

@@ -12,6 +12,7 @@
 pub mod heat;
 pub mod swe;
 pub mod swe_c;
+pub mod wave;
 
 use std::fmt;
 use std::sync::Arc;
@@ -90,6 +91,12 @@ pub struct Stage {
     pub driver: Driver,
 }
 
+/// The size of a kernel's `Params` and its members' offsets by WGSL name.
+pub type ParamsLayout = (usize, Vec<(&'static str, usize)>);
+
+/// A shallow-water kernel from its configuration, for a grid of points.
+pub type ShallowWaterFn = fn(swe::SweConfig, UVec2) -> Result<Arc<dyn swe::ShallowWater>>;
+
 /// What a kernel declares once, for engines, timing and reports.
 #[derive(Debug)]
 pub struct KernelSpec {
@@ -117,6 +124,20 @@ pub struct KernelSpec {
     /// Host bytes per grid point that configuring the kernel and building its initial state
     /// take at most (checked against what the process may allocate before it starts).
     pub setup_bytes_per_point: u64,
+    /// The wafer `run` takes when `--pes` is not given.
+    pub default_pes: (u32, u32),
+    /// The groups of command-line options the kernel reads; the others are refused with it.
+    pub options: &'static [OptionGroup],
+    /// The size of the WGSL `Params` and its members' offsets by name, of the Rust twin that
+    /// [`Kernel::params`] writes (the seam test compares them with the WGSL).
+    pub params_layout: fn() -> ParamsLayout,
+    /// The kernel configured from the options for a grid of points.
+    pub configure: fn(&KernelOptions, UVec2) -> Result<Arc<dyn Kernel>>,
+    /// The kernel as shallow water on the globe from its configuration, where it is.
+    pub shallow_water: Option<ShallowWaterFn>,
+    /// The initial condition `bench` and the tests start from (every bit exercised), in the
+    /// kernel's own syntax; `None`: its default.
+    pub random_init: Option<fn(u64) -> String>,
 }
 
 impl KernelSpec {
@@ -298,41 +319,67 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     }
 }
 
-/// The registry: every kernel by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelKind {
+/// Declares the registry: one line per kernel, `Kind => its spec`.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $kind:ident => $spec:path,)*) => {
+        /// The registry: every kernel by name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum KernelKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl KernelKind {
+            /// All kernels, for help texts and tests.
+            pub const ALL: [KernelKind; [$(stringify!($kind)),*].len()] = [$(KernelKind::$kind),*];
+
+            /// What the kernel declares.
+            pub fn spec(self) -> &'static KernelSpec {
+                match self {
+                    $(KernelKind::$kind => &$spec,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
     /// 5-point heat equation (section 4.2.1), 9 FLOPs per point.
-    Heat5,
+    Heat5 => heat::HEAT5,
     /// 9-point heat equation, 17 FLOPs per point.
-    Heat9,
+    Heat9 => heat::HEAT9,
     /// Shallow-water equations (section 4.2.2), the paper's Lax-Wendroff in two half steps.
-    Swe,
+    Swe => swe::SWE,
     /// Shallow-water equations, forward-backward on a C-grid with fourth-order gravity waves.
-    SweC,
+    SweC => swe_c::SWE_C,
+    /// The linear wave equation in two fields, symplectic Euler.
+    Wave => wave::WAVE,
+}
+
+/// The groups of command-line options a kernel may read ([`KernelSpec::options`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionGroup {
+    /// The heat equation's coefficients and time step ([`HeatCoefficients`]).
+    Heat,
+    /// The globe, relief, walls and initial state of shallow water ([`swe::SweConfig`]).
+    ShallowWater,
+}
+
+impl OptionGroup {
+    /// The kernels that read this group, for messages.
+    pub fn readers(self) -> Vec<&'static str> {
+        KernelKind::ALL
+            .iter()
+            .filter(|k| k.spec().options.contains(&self))
+            .map(|k| k.name())
+            .collect()
+    }
 }
 
 impl KernelKind {
-    /// All kernels, for help texts and tests.
-    pub const ALL: [KernelKind; 4] = [
-        KernelKind::Heat5,
-        KernelKind::Heat9,
-        KernelKind::Swe,
-        KernelKind::SweC,
-    ];
     /// The shallow-water kernels.
     pub const SHALLOW_WATER: [KernelKind; 2] = [KernelKind::Swe, KernelKind::SweC];
     /// The heat kernels (one field, one stage).
     pub const HEAT: [KernelKind; 2] = [KernelKind::Heat5, KernelKind::Heat9];
-
-    /// What the kernel declares.
-    pub fn spec(self) -> &'static KernelSpec {
-        match self {
-            KernelKind::Heat5 => &heat::HEAT5,
-            KernelKind::Heat9 => &heat::HEAT9,
-            KernelKind::Swe => &swe::SWE,
-            KernelKind::SweC => &swe_c::SWE_C,
-        }
-    }
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -364,38 +411,32 @@ impl KernelKind {
 
     /// The kernel configured from `options` for a `grid` of points.
     pub fn configure(self, options: &KernelOptions, grid: UVec2) -> Result<Arc<dyn Kernel>> {
-        let init = options.init.as_deref();
-        Ok(match self {
-            KernelKind::Heat5 | KernelKind::Heat9 => {
-                let init = crate::field::InitialCondition::parse(init.unwrap_or("gauss"))?;
-                Arc::new(heat::Heat::new(self, options.heat, init, grid)?)
-            }
-            KernelKind::Swe | KernelKind::SweC => {
-                let mut config = options.swe.clone();
-                if let Some(init) = init {
-                    config.init = swe::SweInit::parse(init)?;
-                }
-                self.shallow_water(config, grid)?
-            }
-        })
+        (self.spec().configure)(options, grid)
     }
 
-    /// The shallow-water kernel of this kind configured for `grid` (`None` for the others).
+    /// The shallow-water kernel of this kind configured for `grid` (an error for the others).
     pub fn shallow_water(
         self,
         config: swe::SweConfig,
         grid: UVec2,
     ) -> Result<Arc<dyn swe::ShallowWater>> {
-        Ok(match self {
-            KernelKind::SweC => Arc::new(swe_c::SweC::new(config, grid)?),
-            KernelKind::Swe => Arc::new(swe::Swe::new(config, grid)?),
-            _ => {
-                return Err(invalid!(
-                    "{} is not a shallow-water kernel: allowed swe, swe-c",
-                    self.name()
-                ))
-            }
-        })
+        let configure = self.spec().shallow_water.ok_or_else(|| {
+            invalid!(
+                "{} is not a shallow-water kernel: allowed {}",
+                self.name(),
+                OptionGroup::ShallowWater.readers().join(", ")
+            )
+        })?;
+        configure(config, grid)
+    }
+
+    /// Options whose initial condition exercises every bit of the state: `random_init`'s
+    /// with `seed`, the defaults otherwise.
+    pub fn random_options(self, seed: u64) -> KernelOptions {
+        KernelOptions {
+            init: self.spec().random_init.map(|init| init(seed)),
+            ..KernelOptions::default()
+        }
     }
 }
 

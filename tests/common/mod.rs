@@ -45,6 +45,15 @@ pub fn fits(pes: (u32, u32), n: u32) -> bool {
     pes.0 * n >= 2 && pes.1 * n >= 2
 }
 
+/// Heat coefficients with advection on (every weight of the stencil differs).
+pub const ADVECTING: HeatCoefficients = HeatCoefficients {
+    a: 0.9,
+    c: 0.6,
+    d: 0.3,
+    e: -0.2,
+    dt: 0.2,
+};
+
 /// A heat problem with advection on, random initial values (every bit matters), on one wafer.
 pub fn problem(kernel: KernelKind, pes: (u32, u32), n: u32, seed: u64) -> Problem {
     cluster_problem(kernel, (1, 1), pes, n, seed)
@@ -58,13 +67,7 @@ pub fn cluster_problem(
     n: u32,
     seed: u64,
 ) -> Problem {
-    let coefficients = HeatCoefficients {
-        a: 0.9,
-        c: 0.6,
-        d: 0.3,
-        e: -0.2,
-        dt: 0.2,
-    };
+    let coefficients = ADVECTING;
     let geometry = WaferGeometry::new(pes.0, pes.1, n, 2).unwrap();
     let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
     Problem::heat(
@@ -98,8 +101,8 @@ pub fn swe_problem(
     Problem::new(kernel, cluster).unwrap()
 }
 
-/// The test problem of any kernel: heat with random values, or shallow water with random
-/// perturbations over real relief.
+/// The test problem of any kernel: its random initial state (every bit matters; shallow
+/// water's over real relief), heat with advection on.
 pub fn kernel_problem(
     kind: KernelKind,
     wafers: (u32, u32),
@@ -107,8 +110,12 @@ pub fn kernel_problem(
     n: u32,
     seed: u64,
 ) -> Problem {
-    match KernelKind::SHALLOW_WATER.contains(&kind) {
-        true => swe_problem(kind, wafers, pes, n, seed),
-        false => cluster_problem(kind, wafers, pes, n, seed),
-    }
+    let geometry = WaferGeometry::new(pes.0, pes.1, n, kind.spec().comm_width).unwrap();
+    let cluster = ClusterGeometry::new(wafers.0, wafers.1, geometry).unwrap();
+    let mut options = kind.random_options(seed);
+    options.heat = ADVECTING;
+    let kernel = kind
+        .configure(&options, cluster.whole().unwrap().global_size())
+        .unwrap();
+    Problem::new(kernel, cluster).unwrap()
 }

@@ -5,9 +5,11 @@
 use glam::UVec2;
 use multiversion::multiversion;
 
+use std::sync::Arc;
+
 use super::{
-    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, Neighbourhood,
-    Stage,
+    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelOptions, KernelSpec,
+    Neighbourhood, OptionGroup, Stage,
 };
 use crate::field::{GlobalField, InitialCondition};
 use crate::{invalid, Result};
@@ -47,6 +49,15 @@ pub static HEAT5: KernelSpec = KernelSpec {
     travelling_constants: 0,
     // The initial field and its copy in the engine's layout.
     setup_bytes_per_point: 8,
+    default_pes: (64, 64),
+    options: &[OptionGroup::Heat],
+    params_layout: || {
+        let rows = std::mem::offset_of!(HeatParams, rows);
+        (std::mem::size_of::<HeatParams>(), vec![("rows", rows)])
+    },
+    configure: |options, grid| configure(KernelKind::Heat5, options, grid),
+    random_init: Some(random_init),
+    shallow_water: None,
 };
 
 pub static HEAT9: KernelSpec = KernelSpec {
@@ -66,7 +77,28 @@ pub static HEAT9: KernelSpec = KernelSpec {
     travelling_constants: 0,
     // The initial field and its copy in the engine's layout.
     setup_bytes_per_point: 8,
+    default_pes: (64, 64),
+    options: &[OptionGroup::Heat],
+    params_layout: || {
+        let rows = std::mem::offset_of!(HeatParams, rows);
+        (std::mem::size_of::<HeatParams>(), vec![("rows", rows)])
+    },
+    configure: |options, grid| configure(KernelKind::Heat9, options, grid),
+    random_init: Some(random_init),
+    shallow_water: None,
 };
+
+/// A heat kernel of `kind` from the options (`init` in [`InitialCondition`]'s syntax,
+/// `gauss` by default).
+fn configure(kind: KernelKind, options: &KernelOptions, grid: UVec2) -> Result<Arc<dyn Kernel>> {
+    let init = InitialCondition::parse(options.init.as_deref().unwrap_or("gauss"))?;
+    Ok(Arc::new(Heat::new(kind, options.heat, init, grid)?))
+}
+
+/// Random values in `[0, 1)` from `seed`.
+fn random_init(seed: u64) -> String {
+    format!("random:{seed}")
+}
 
 /// A heat kernel configured for one grid.
 #[derive(Clone, Debug)]

@@ -26,6 +26,8 @@
 //! once) is 100 for the predictor and 96 for the corrector, 196 per step: it recomputes the
 //! corner means and fluxes that the paper's code keeps as extra fields.
 
+use std::sync::Arc;
+
 use glam::UVec2;
 
 use super::{
@@ -34,7 +36,7 @@ use super::{
 };
 use crate::field::{grid_values, GlobalField};
 use crate::kernels::{
-    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, Stage,
+    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, OptionGroup, Stage,
 };
 use crate::output::Picture;
 use crate::{invalid, Result};
@@ -78,6 +80,12 @@ pub static SWE: KernelSpec = KernelSpec {
     travelling_constants: 5,
     // The relief in f64, the four constant planes and the three state fields.
     setup_bytes_per_point: 40,
+    default_pes: super::DEFAULT_PES,
+    options: &[OptionGroup::ShallowWater],
+    params_layout: || (std::mem::size_of::<SweParams>(), SweParams::offsets()),
+    configure: |options, grid| Ok(Arc::new(Swe::new(super::config_of(options)?, grid)?)),
+    shallow_water: Some(|config, grid| Ok(Arc::new(Swe::new(config, grid)?))),
+    random_init: Some(super::random_init),
 };
 
 /// `struct Params` of `swe.wgsl`.

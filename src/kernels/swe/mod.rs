@@ -31,6 +31,23 @@ pub const OMEGA: f64 = 7.292e-5;
 pub const WATER_DENSITY: f64 = 1025.0;
 /// Centres shallower than this at rest (m) are land by default.
 pub const DEFAULT_LEAST_DEPTH: f64 = 10.0;
+/// The wafer `run` takes by default: 45 x 20 PEs of 8 x 8 points, a 360 x 160 grid.
+pub const DEFAULT_PES: (u32, u32) = (45, 20);
+
+/// The configuration the options give (`init` in [`SweInit`]'s syntax).
+pub fn config_of(options: &crate::kernels::KernelOptions) -> Result<SweConfig> {
+    let mut config = options.swe.clone();
+    if let Some(init) = options.init.as_deref() {
+        config.init = SweInit::parse(init)?;
+    }
+    Ok(config)
+}
+
+/// Random perturbations of the state at rest from `seed`.
+pub fn random_init(seed: u64) -> String {
+    format!("random:{seed}")
+}
+
 /// Subsamples per side of a cell when the hump is averaged over it.
 const HUMP_SAMPLES: u32 = 8;
 

@@ -44,6 +44,8 @@
 
 mod scheme;
 
+use std::sync::Arc;
+
 use glam::UVec2;
 
 use crate::field::{grid_values, GlobalField};
@@ -52,7 +54,7 @@ use crate::kernels::swe::{
     self, Ocean, ShallowWater, SweConfig, Walls, EARTH_RADIUS, GRAVITY, OMEGA, WATER_DENSITY,
 };
 use crate::kernels::{
-    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, Stage,
+    Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, OptionGroup, Stage,
 };
 use crate::output::Picture;
 use crate::{invalid, Result};
@@ -120,6 +122,12 @@ pub static SWE_C: KernelSpec = KernelSpec {
     travelling_constants: 6,
     // The relief in f64, the constant planes and their padded copy, the three state fields.
     setup_bytes_per_point: 68,
+    default_pes: swe::DEFAULT_PES,
+    options: &[OptionGroup::ShallowWater],
+    params_layout: || (std::mem::size_of::<SweCParams>(), SweCParams::offsets()),
+    configure: |options, grid| Ok(Arc::new(SweC::new(swe::config_of(options)?, grid)?)),
+    shallow_water: Some(|config, grid| Ok(Arc::new(SweC::new(config, grid)?))),
+    random_init: Some(swe::random_init),
 };
 
 /// `struct Params` of `swe_c.wgsl`.
