@@ -1,8 +1,8 @@
 //! wafer-emu: a cluster of wafer-scale dataflow processors emulated on any wgpu adapter,
 //! running stencil codes with the Domain Translation algorithm. `docs/design.md` is the model in the project's words.
 
+pub mod app;
 pub mod blocking;
-pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod cpu;
@@ -10,11 +10,11 @@ pub mod engine;
 pub mod error;
 pub mod field;
 pub mod gpu;
+pub mod io;
 pub mod kernels;
 pub mod memory;
 pub mod model;
-pub mod output;
-pub mod plot;
+pub mod render;
 pub mod timing;
 pub mod tsunami;
 pub mod wafer;

@@ -5,15 +5,15 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use wafer_emu::cli::{
+use wafer_emu::app::{
     AdaptersArgs, BenchArgs, Cli, Command, PredictArgs, ReproduceArgs, RunArgs, SweepAction,
-    SweepArgs, TsunamiArgs,
+    SweepArgs, SweepCommandLine, TsunamiArgs,
 };
 use wafer_emu::commands;
-use wafer_emu::output::JsonTarget;
+use wafer_emu::io::JsonTarget;
 
 fn main() -> ExitCode {
-    let args = match wafer_emu::cli::with_config(std::env::args().collect()) {
+    let args = match wafer_emu::app::with_config(std::env::args().collect()) {
         Ok(args) => args,
         Err(e) => {
             eprintln!("error: {e}");
@@ -172,7 +172,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
             _,
         ) => {
             let out = out.unwrap_or_else(|| dir.join(format!("{y}_vs_{x}.png")));
-            wafer_emu::output::check_file_target(&out, "--out")?;
+            wafer_emu::io::check_file_target(&out, "--out")?;
             let request = commands::sweep::PlotRequest {
                 x,
                 y,
@@ -181,7 +181,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
                 log_y,
             };
             let png = commands::sweep::plot(&dir, &request)?;
-            wafer_emu::output::write_atomic(&out, &png)?;
+            wafer_emu::io::write_atomic(&out, &png)?;
             emit(&format!("wrote {}\n", out.display()))
         }
         (None, None) => anyhow::bail!(wafer_emu::Error::InvalidInput(
@@ -189,7 +189,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
         )),
         (None, Some(file)) => {
             let shard = commands::sweep::shard(args.shard.as_deref())?;
-            let plan = commands::sweep::SweepPlan::load(&file, args.out, shard)?;
+            let plan = commands::sweep::SweepPlan::load(&file, args.out, shard, &SweepCommandLine)?;
             run_sweep(&plan)
         }
     }
@@ -197,7 +197,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
 
 fn run_sweep(plan: &commands::sweep::SweepPlan) -> Result<()> {
     let bar = ProgressBar::new_spinner();
-    let done = commands::sweep::sweep(plan, &mut warn, &mut |k, n, name| {
+    let done = commands::sweep::sweep(plan, &SweepCommandLine, &mut warn, &mut |k, n, name| {
         bar.set_message(format!("case {} of {n}: {name}", k + 1));
         bar.tick();
     })?;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use clap::Parser;
 use netcdf3::{DataVector, FileReader};
-use wafer_emu::cli::{Cli, Command};
+use wafer_emu::app::{Cli, Command};
 use wafer_emu::commands::tsunami::{tsunami, TsunamiConfig, TsunamiReport};
 use wafer_emu::kernels::swe::{distance, ShallowWater, GRAVITY};
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::field::GlobalField;
 use crate::model::Problem;
-use crate::{invalid, output, Error, Result};
+use crate::{invalid, Error, Result};
 
 /// The checkpoint of a run folder.
 pub(crate) fn dir(out: &Path) -> PathBuf {
@@ -31,14 +31,14 @@ pub(crate) fn latest(out: &Path) -> PathBuf {
         .unwrap_or(main)
 }
 
-/// Claims the run folder `out` ([`output::claim_dir`]): a resumed run keeps what earlier runs
+/// Claims the run folder `out` ([`crate::io::claim_dir`]): a resumed run keeps what earlier runs
 /// wrote there; any other replaces it, and removes the copies an interrupted checkpoint swap
 /// left (hidden, so never listed), which a later `--resume` would take up.
-pub(crate) fn claim(out: &Path, resume: bool) -> Result<output::OutputDir> {
+pub(crate) fn claim(out: &Path, resume: bool) -> Result<crate::io::OutputDir> {
     if resume {
-        return output::claim_dir(out, output::Earlier::Keep);
+        return crate::io::claim_dir(out, crate::io::Earlier::Keep);
     }
-    let claim = output::claim_dir(out, output::Earlier::Replace)?;
+    let claim = crate::io::claim_dir(out, crate::io::Earlier::Replace)?;
     for stale in leftovers(out) {
         std::fs::remove_dir_all(&stale).map_err(|source| Error::Io {
             path: stale.clone(),
@@ -95,24 +95,24 @@ pub(crate) fn write(
 ) -> Result<()> {
     let pid = std::process::id();
     let fresh = out.join(format!(".checkpoint.tmp-{pid}"));
-    output::create_dir(&fresh)?;
+    crate::io::create_dir(&fresh)?;
     for (name, field) in problem.spec().fields.iter().zip(state) {
-        output::write_atomic(
+        crate::io::write_atomic(
             &fresh.join(format!("{name}.npy")),
-            &output::field_npy(field),
+            &crate::io::field_npy(field),
         )?;
     }
     for (name, bytes) in extra {
-        output::write_atomic(&fresh.join(name), bytes)?;
+        crate::io::write_atomic(&fresh.join(name), bytes)?;
     }
     let meta = serde_json::json!({"step": step, "problem": hash(problem, key)});
-    output::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
+    crate::io::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
     let (last, old) = (dir(out), out.join(format!(".checkpoint.old-{pid}")));
     let io = |e: std::io::Error| Error::Io {
         path: last.clone(),
         source: e,
     };
-    output::list_written(&last).map_err(io)?;
+    crate::io::list_written(&last).map_err(io)?;
     if last.exists() {
         std::fs::rename(&last, &old).map_err(io)?;
     }
@@ -143,7 +143,7 @@ pub(crate) fn resume(out: &Path, (problem, key): (&Problem, &str)) -> Result<(u6
         .ok_or_else(|| invalid!("{}: no step", dir.display()))?;
     let read = |name: &&str| {
         let path = dir.join(format!("{name}.npy"));
-        let field = output::read_field_npy(&path)?;
+        let field = crate::io::read_field_npy(&path)?;
         match field.data.iter().position(|v| !v.is_finite()) {
             None => Ok(field),
             Some(at) => Err(invalid!(

@@ -1,6 +1,6 @@
 //! The commands, one layer above the library: each takes a validated configuration (built from
-//! the command line in `cli`) and returns what it prints; `main` only dispatches and shows
-//! progress.
+//! the command line in `app`; a command never calls the parser) and returns what it prints;
+//! `main` only dispatches and shows progress.
 
 pub mod adapters;
 pub mod bench;

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::engine::EngineRequest;
-use crate::output::{npy_bytes, write_atomic};
+use crate::io::{npy_bytes, write_atomic};
 use crate::timing::{self, PredictConfig};
 use crate::{invalid, Result};
 
@@ -26,7 +26,7 @@ pub fn predict(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(String, timing::Prediction)> {
     if let Some(path) = &command.telemetry {
-        crate::output::check_file_target(path, "--telemetry")?;
+        crate::io::check_file_target(path, "--telemetry")?;
     }
     let ctx = match &command.gpu {
         None => None,

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::io::write_atomic;
 use crate::kernels::KernelKind;
-use crate::output::write_atomic;
-use crate::plot::{Plot, Series};
+use crate::render::plot::{Plot, Series};
 use crate::timing::{predict, ClusterShape, Method, PredictConfig, Prediction, TimingParams};
 use crate::Result;
 
@@ -178,8 +178,8 @@ fn steps_per_s(params: &TimingParams, cycles: f64) -> f64 {
 
 /// Runs everything and writes the files; returns their paths (the report last).
 pub fn reproduce(config: &ReproduceConfig, progress: Box<dyn FnMut(&str)>) -> Result<Vec<PathBuf>> {
-    crate::output::check_output_dir(&config.out, config.force)?;
-    let _claim = crate::output::claim_dir(&config.out, crate::output::Earlier::Replace)?;
+    crate::io::check_output_dir(&config.out, config.force)?;
+    let _claim = crate::io::claim_dir(&config.out, crate::io::Earlier::Replace)?;
     let mut model = Model {
         sizes: config.sizes.clone(),
         cache: HashMap::new(),

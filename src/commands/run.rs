@@ -11,7 +11,6 @@ use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::ShallowWater;
 use crate::model::{Problem, Simulator};
-use crate::output;
 use crate::timing::{self, ClusterShape, PredictConfig, Prediction, TimingParams};
 use crate::tsunami::netcdf::{write_surface, Attribute};
 use crate::{invalid, Error, Result};
@@ -42,7 +41,7 @@ pub struct RunConfig {
 
 /// The picture of field `f` at `step`: the kernel's, titled with the kernel, field, step and
 /// model time, with grid-point axes where the kernel gives none and `--range` applied.
-fn picture(config: &RunConfig, f: usize, field: &GlobalField, step: u64) -> output::Picture {
+fn picture(config: &RunConfig, f: usize, field: &GlobalField, step: u64) -> crate::render::Picture {
     let kernel = &config.problem.kernel;
     let mut picture = kernel.picture(f, field);
     let mut title = format!(
@@ -56,7 +55,7 @@ fn picture(config: &RunConfig, f: usize, field: &GlobalField, step: u64) -> outp
     picture.title = Some(title);
     picture
         .axes
-        .get_or_insert_with(|| output::Axes::grid(field.nx, field.ny));
+        .get_or_insert_with(|| crate::render::Axes::grid(field.nx, field.ny));
     if let Some(range) = config.range {
         picture.range = range;
     }
@@ -125,7 +124,7 @@ pub fn run(
     on_progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunReport> {
     if let Some(dir) = &config.out {
-        output::check_output_dir(dir, config.force || config.resume)?;
+        crate::io::check_output_dir(dir, config.force || config.resume)?;
     }
     let (offset, resumed) = resume_point(config)?;
     if config.checkpoint_every.is_some() {
@@ -192,7 +191,7 @@ pub fn run(
     };
     if let Some(dir) = &config.out {
         let path = dir.join("summary.txt");
-        output::write_atomic(&path, format!("{report:#}").as_bytes())?;
+        crate::io::write_atomic(&path, format!("{report:#}").as_bytes())?;
     }
     Ok(report)
 }
@@ -279,7 +278,7 @@ fn write_snapshot(
     for (f, (name, field)) in spec.fields.iter().zip(state).enumerate() {
         let stem = format!("{}_{name}_step{step:08}", spec.name);
         let picture = picture(config, f, field, step);
-        files.extend(output::write_field(dir, &stem, field, &picture)?);
+        files.extend(crate::render::write_field(dir, &stem, field, &picture)?);
     }
     if let Some(swe) = problem.kernel.shallow_water() {
         let path = dir.join(format!("{}_step{step:08}.nc", spec.name));

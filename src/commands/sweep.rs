@@ -8,11 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use serde_json::{json, Map, Value};
 
-use crate::cli::{toml_flags, Cli, Command};
-use crate::output;
 use crate::{invalid, Result};
 
 /// One case: its name (its varied parameters) and the flags of its command line.
@@ -21,6 +18,23 @@ pub struct Case {
     pub name: String,
     pub params: Vec<(String, String)>,
     pub args: Vec<String>,
+}
+
+/// The command line a sweep runs its cases through (the application's, `crate::app`): a
+/// case's flags from a TOML table, a check that its line parses, and its run.
+pub trait CommandLine {
+    /// The kernel and the flags of `command` that `table` says, unknown keys refused by name
+    /// (`source` names the file in messages).
+    fn flags(
+        &self,
+        source: &str,
+        command: &str,
+        table: &toml::Table,
+    ) -> Result<(Option<String>, Vec<String>)>;
+    /// Whether `line` (program name first) parses; the parser's first line where not.
+    fn check(&self, line: &[String]) -> std::result::Result<(), String>;
+    /// Runs `line` (a `run` or `predict` case) in this process and returns its JSON report.
+    fn run(&self, line: &[String], warn: &mut dyn FnMut(&str)) -> Result<Value>;
 }
 
 /// A validated sweep.
@@ -87,7 +101,12 @@ fn case_name(params: &[(String, String)]) -> String {
 
 impl SweepPlan {
     /// Reads the sweep file and checks every case's command line before any work.
-    pub fn load(path: &Path, out: PathBuf, shard: (usize, usize)) -> Result<Self> {
+    pub fn load(
+        path: &Path,
+        out: PathBuf,
+        shard: (usize, usize),
+        line: &dyn CommandLine,
+    ) -> Result<Self> {
         let file = SweepFile::read(path)?;
         let explicit = file
             .explicit
@@ -100,7 +119,7 @@ impl SweepPlan {
             .filter(|c| !c.is_empty() || (file.vary.is_empty() && file.explicit.is_empty()))
             .chain(explicit)
         {
-            let case = file.case(params, &out)?;
+            let case = file.case(params, &out, line)?;
             if let Some(twin) = cases.iter().find(|c: &&Case| c.name == case.name) {
                 return Err(invalid!(
                     "sweep file {}: cases {:?} and {:?} share the folder '{}': give them values that differ in letters, digits or ._=,-",
@@ -179,10 +198,15 @@ impl SweepFile {
 
     /// The case of `params` over `[base]`, whose command line parses (a `run` writing under
     /// `out`).
-    fn case(&self, params: Vec<(String, toml::Value)>, out: &Path) -> Result<Case> {
+    fn case(
+        &self,
+        params: Vec<(String, toml::Value)>,
+        out: &Path,
+        line: &dyn CommandLine,
+    ) -> Result<Case> {
         let mut merged = self.base.clone();
         merged.extend(params.iter().cloned());
-        let (kernel, flags) = toml_flags(&self.source, &self.command, &merged)?;
+        let (kernel, flags) = line.flags(&self.source, &self.command, &merged)?;
         let params: Vec<(String, String)> =
             params.iter().map(|(k, v)| (k.clone(), text(v))).collect();
         let args: Vec<String> = kernel.into_iter().chain(flags).collect();
@@ -192,13 +216,8 @@ impl SweepFile {
             args,
         };
         // Every case line must parse before any case runs.
-        Cli::try_parse_from(command_line(&self.command, &case, out)).map_err(|e| {
-            invalid!(
-                "sweep case {}: {}",
-                case.name,
-                e.to_string().lines().next().unwrap_or("")
-            )
-        })?;
+        line.check(&command_line(&self.command, &case, out))
+            .map_err(|why| invalid!("sweep case {}: {why}", case.name))?;
         Ok(case)
     }
 }
@@ -235,24 +254,6 @@ fn command_line(command: &str, case: &Case, out: &Path) -> Vec<String> {
     line
 }
 
-/// Runs one case in this process and returns its JSON report.
-fn run_case(plan: &SweepPlan, case: &Case, warn: &mut dyn FnMut(&str)) -> Result<Value> {
-    let cli = Cli::try_parse_from(command_line(&plan.command, case, &plan.out))
-        .map_err(|e| invalid!("{e}"))?;
-    match cli.command {
-        Command::Run(args) => {
-            let config = args.config()?;
-            Ok(super::run::run(&config, warn, &mut |_, _| {})?.json())
-        }
-        Command::Predict(args) => {
-            let command = args.command()?;
-            let (_, prediction) = super::predict::predict(&command, warn, &mut |_, _| {})?;
-            Ok(prediction.json())
-        }
-        _ => Err(invalid!("sweeps run `run` or `predict` cases")),
-    }
-}
-
 /// What a sweep did.
 #[derive(Clone, Debug)]
 pub struct SweepReport {
@@ -269,11 +270,12 @@ pub struct SweepReport {
 /// `result.json` and, after each, the table; stops cleanly between cases on SIGINT/SIGTERM.
 pub fn sweep(
     plan: &SweepPlan,
+    line: &dyn CommandLine,
     warn: &mut dyn FnMut(&str),
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<SweepReport> {
-    output::check_writable(&plan.out)?;
-    output::create_dir(&plan.out)?;
+    crate::io::check_writable(&plan.out)?;
+    crate::io::create_dir(&plan.out)?;
     super::watch_signals();
     let mine: Vec<&Case> = plan
         .cases
@@ -304,8 +306,8 @@ pub fn sweep(
             continue;
         }
         progress(k, mine.len(), &case.name);
-        output::create_dir(&dir)?;
-        let row = match run_case(plan, case, warn) {
+        crate::io::create_dir(&dir)?;
+        let row = match line.run(&command_line(&plan.command, case, &plan.out), warn) {
             Ok(result) => json!({"status": "ok", "result": result}),
             Err(e) => {
                 report.failed += 1;
@@ -319,7 +321,7 @@ pub fn sweep(
             .collect();
         let record =
             json!({"case": case.name, "params": params, "args": case.args, "outcome": row});
-        output::write_atomic(&dir.join("result.json"), format!("{record:#}\n").as_bytes())?;
+        crate::io::write_atomic(&dir.join("result.json"), format!("{record:#}\n").as_bytes())?;
         report.ran += 1;
         write_tables(&plan.out, plan.shard, &mine)?;
     }
@@ -406,7 +408,7 @@ fn write_rows((jsonl, csv): (PathBuf, PathBuf), rows: &[Value]) -> Result<()> {
     rows.sort_by_key(|r| r["case"].as_str().unwrap_or("").to_string());
     let rows = &rows[..];
     let lines: String = rows.iter().map(|r| format!("{r}\n")).collect();
-    output::write_atomic(&jsonl, lines.as_bytes())?;
+    crate::io::write_atomic(&jsonl, lines.as_bytes())?;
     let mut columns: Vec<String> = vec![];
     for row in rows {
         for key in row.as_object().into_iter().flat_map(|o| o.keys()) {
@@ -425,7 +427,7 @@ fn write_rows((jsonl, csv): (PathBuf, PathBuf), rows: &[Value]) -> Result<()> {
         let cells: Vec<String> = columns.iter().map(|c| cell(row.get(c))).collect();
         text += &(cells.join(",") + "\n");
     }
-    output::write_atomic(&csv, text.as_bytes())
+    crate::io::write_atomic(&csv, text.as_bytes())
 }
 
 /// Writes the shard's table of its done `cases`; how many of them failed.
@@ -513,7 +515,7 @@ pub struct PlotRequest {
 }
 
 /// Refuses a log axis over values at or below zero, which it cannot show.
-fn check_log_axes(request: &PlotRequest, series: &[crate::plot::Series]) -> Result<()> {
+fn check_log_axes(request: &PlotRequest, series: &[crate::render::plot::Series]) -> Result<()> {
     let points = || series.iter().flat_map(|s| s.points.iter());
     for (log, flag, column, value) in [
         (request.log_x, "--log-x", &request.x, 0),
@@ -570,7 +572,7 @@ pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
         Value::String(s) => s.parse().ok(),
         _ => None,
     };
-    let mut series: Vec<crate::plot::Series> = vec![];
+    let mut series: Vec<crate::render::plot::Series> = vec![];
     for row in rows.iter().filter(|r| r["status"] == "ok") {
         let (Some(x), Some(y)) = (number(&row[&request.x]), number(&row[&request.y])) else {
             continue;
@@ -588,7 +590,7 @@ pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
         };
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push((x, y)),
-            None => series.push(crate::plot::Series {
+            None => series.push(crate::render::plot::Series {
                 name,
                 points: vec![(x, y)],
                 markers: true,
@@ -607,7 +609,7 @@ pub fn plot(dir: &Path, request: &PlotRequest) -> Result<Vec<u8>> {
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    crate::plot::Plot {
+    crate::render::plot::Plot {
         title: format!("{} against {}", request.y, request.x),
         x_label: request.x.clone(),
         y_label: request.y.clone(),

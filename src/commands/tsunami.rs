@@ -17,7 +17,7 @@ use crate::field::GlobalField;
 use crate::kernels::swe::{distance, Bathymetry, ShallowWater, EARTH_RADIUS};
 use crate::kernels::Kernel;
 use crate::model::{Problem, Simulator};
-use crate::output::{self, Mark, Palette, Picture, Scale};
+use crate::render::{Mark, Palette, Picture, Scale};
 use crate::tsunami::exact::ExactHump;
 use crate::tsunami::netcdf::{Attribute, GaugeHeader, Header, Maps, TsunamiFile};
 use crate::tsunami::{Gauge, Impact, Tracker, MEGATON_TNT};
@@ -255,7 +255,7 @@ pub fn tsunami(
     on_warning: &mut dyn FnMut(&str),
     on_progress: &mut dyn FnMut(f64, f64),
 ) -> Result<TsunamiReport> {
-    output::check_output_dir(&config.out, config.force || config.resume)?;
+    crate::io::check_output_dir(&config.out, config.force || config.resume)?;
     let swe = &*config.swe;
     let steps = config.steps_in(config.hours * 3600.0);
     let (offset, resumed) = resume_point(config, steps)?;
@@ -470,7 +470,7 @@ impl Stepper<'_> {
             exact,
             state,
         };
-        output::write_atomic(&summary, report.to_string().as_bytes())?;
+        crate::io::write_atomic(&summary, report.to_string().as_bytes())?;
         Ok(TsunamiReport {
             files: [report.files.clone(), vec![summary]].concat(),
             ..report
@@ -502,7 +502,7 @@ impl Frames {
     /// From the checkpoint folder `dir` ([`Frames::checkpoint_files`]).
     fn restore(dir: &Path) -> Result<Self> {
         let path = dir.join("frames.json");
-        let meta: serde_json::Value = serde_json::from_slice(&output::read_bytes(&path)?)
+        let meta: serde_json::Value = serde_json::from_slice(&crate::io::read_bytes(&path)?)
             .map_err(|e| crate::invalid!("{}: {e}", path.display()))?;
         let bad = || crate::invalid!("{}: not a tsunami's frames", path.display());
         let done = meta["done"].as_u64().ok_or_else(bad)?;
@@ -680,7 +680,7 @@ fn write_frames(
     let mut files = vec![];
     for (name, picture) in views {
         let path = config.out.join(format!("eta_{name}_{stamp}.png"));
-        output::write_atomic(&path, &output::png_bytes(&picture)?)?;
+        crate::io::write_atomic(&path, &crate::render::png_bytes(&picture)?)?;
         files.push(path);
     }
     Ok(files)
@@ -760,7 +760,7 @@ fn write_outputs(
         };
         let path = config.out.join(format!("{name}.png"));
         let picture = view.apply(swe, &picture, tracker);
-        output::write_atomic(&path, &output::png_bytes(&picture)?)?;
+        crate::io::write_atomic(&path, &crate::render::png_bytes(&picture)?)?;
         files.push(path);
     }
     for (name, bytes) in [
@@ -768,7 +768,7 @@ fn write_outputs(
         ("gauge_summary.csv", tracker.summary_csv(exact)?),
     ] {
         let path = config.out.join(name);
-        output::write_atomic(&path, &bytes)?;
+        crate::io::write_atomic(&path, &bytes)?;
         files.push(path);
     }
     Ok(files)

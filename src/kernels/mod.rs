@@ -20,7 +20,7 @@ use std::sync::Arc;
 use glam::UVec2;
 
 use crate::field::GlobalField;
-use crate::output::Picture;
+use crate::render::Picture;
 use crate::{invalid, Result};
 
 pub use heat::{heat5_point, heat9_point, HeatCoefficients, Weights};

@@ -13,7 +13,7 @@ use glam::UVec2;
 
 use crate::field::GlobalField;
 use crate::kernels::swe::{ShallowWater, SweInit, GRAVITY, WATER_DENSITY};
-use crate::{invalid, output, Result};
+use crate::{invalid, Result};
 
 /// Joules in a megaton of TNT.
 pub const MEGATON_TNT: f64 = 4.184e15;
@@ -343,9 +343,9 @@ impl Tracker {
             })
             .collect();
         vec![
-            ("max_eta.npy", output::field_npy(&self.max_eta)),
-            ("max_speed.npy", output::field_npy(&self.max_speed)),
-            ("arrival.npy", output::field_npy(&self.arrival)),
+            ("max_eta.npy", crate::io::field_npy(&self.max_eta)),
+            ("max_speed.npy", crate::io::field_npy(&self.max_speed)),
+            ("arrival.npy", crate::io::field_npy(&self.arrival)),
             (
                 "gauge_samples.json",
                 serde_json::to_vec(&samples).expect("plain numbers"),
@@ -356,11 +356,11 @@ impl Tracker {
     /// Takes the maps and samples back from the checkpoint folder `dir`
     /// ([`Tracker::checkpoint_files`]); its gauges must be this tracker's.
     pub fn restore(&mut self, dir: &Path) -> Result<()> {
-        let max_eta = output::read_field_npy(&dir.join("max_eta.npy"))?;
-        let max_speed = output::read_field_npy(&dir.join("max_speed.npy"))?;
-        let arrival = output::read_field_npy(&dir.join("arrival.npy"))?;
+        let max_eta = crate::io::read_field_npy(&dir.join("max_eta.npy"))?;
+        let max_speed = crate::io::read_field_npy(&dir.join("max_speed.npy"))?;
+        let arrival = crate::io::read_field_npy(&dir.join("arrival.npy"))?;
         let path = dir.join("gauge_samples.json");
-        let text = output::read_bytes(&path)?;
+        let text = crate::io::read_bytes(&path)?;
         let samples: Vec<Vec<[u64; 4]>> =
             serde_json::from_slice(&text).map_err(|e| invalid!("{}: {e}", path.display()))?;
         let same_grid = |f: &GlobalField| (f.nx, f.ny) == (self.max_eta.nx, self.max_eta.ny);

@@ -309,7 +309,7 @@ pub fn write_surface(
         Ok(())
     };
     dims(&mut set).map_err(|e| fail(&e))?;
-    let temp = crate::output::temp_path(path);
+    let temp = crate::io::temp_path(path);
     let written = (|| -> std::result::Result<(), netcdf3::error::WriteError> {
         let file = BufWriter::with_capacity(1 << 20, File::create(&temp)?);
         let buffered = Buffered(std::rc::Rc::new(std::cell::RefCell::new(file)));
@@ -326,7 +326,7 @@ pub fn write_surface(
     })();
     let placed = written
         .map_err(|e| fail(&e))
-        .and_then(|()| crate::output::rename_into_place(&temp, path).map_err(|e| fail(&e)));
+        .and_then(|()| crate::io::rename_into_place(&temp, path).map_err(|e| fail(&e)));
     if placed.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
@@ -352,11 +352,10 @@ impl TsunamiFile {
     /// frames.
     pub fn create(path: &Path, header: &Header) -> Result<Self> {
         let set = data_set(header).map_err(|e| encode(path, e))?;
-        let temp = crate::output::temp_path(path);
+        let temp = crate::io::temp_path(path);
         let written = write_fixed(&temp, &set, header).map_err(|e| encode(path, e));
-        let placed = written.and_then(|()| {
-            crate::output::rename_into_place(&temp, path).map_err(|e| encode(path, e))
-        });
+        let placed = written
+            .and_then(|()| crate::io::rename_into_place(&temp, path).map_err(|e| encode(path, e)));
         if let Err(e) = placed {
             let _ = std::fs::remove_file(&temp);
             return Err(e);
@@ -373,7 +372,7 @@ impl TsunamiFile {
         if samples == header.samples.max(1) {
             return Self::open(path, header, frames);
         }
-        let temp = crate::output::temp_path(path);
+        let temp = crate::io::temp_path(path);
         let copied = (|| {
             let set = data_set(header).map_err(|e| encode(path, e))?;
             write_fixed(&temp, &set, header).map_err(|e| encode(path, e))?;
@@ -392,7 +391,7 @@ impl TsunamiFile {
                 };
                 new.append_frame(time, [&eta, &u, &v])?;
             }
-            crate::output::rename_into_place(&temp, path).map_err(|e| encode(path, e))
+            crate::io::rename_into_place(&temp, path).map_err(|e| encode(path, e))
         })();
         if let Err(e) = copied {
             let _ = std::fs::remove_file(&temp);
@@ -630,7 +629,7 @@ fn header_size(path: &Path, header: &Header) -> Result<u64> {
         attributes: header.attributes.clone(),
     };
     let set = data_set(&small).map_err(|e| encode(path, e))?;
-    let probe = crate::output::temp_path(&path.with_extension("header"));
+    let probe = crate::io::temp_path(&path.with_extension("header"));
     let written =
         write_fixed(&probe, &set, &small).and_then(|()| Ok(std::fs::metadata(&probe)?.len()));
     let _ = std::fs::remove_file(&probe);

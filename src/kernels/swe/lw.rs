@@ -38,7 +38,7 @@ use crate::field::{grid_values, GlobalField};
 use crate::kernels::{
     Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, OptionGroup, Stage,
 };
-use crate::output::Picture;
+use crate::render::Picture;
 use crate::{invalid, Result};
 
 const STAGES: [Stage; 2] = [

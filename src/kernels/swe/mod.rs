@@ -15,7 +15,7 @@ use std::f64::consts::PI;
 
 use crate::field::GlobalField;
 use crate::kernels::Kernel;
-use crate::output::{Palette, Picture};
+use crate::render::{Palette, Picture};
 use crate::{invalid, Error, Result};
 use relief::ReliefGrid;
 use sphere::Sphere;
@@ -481,7 +481,7 @@ pub(crate) fn picture(sphere: &Sphere, label: &str, value: &GlobalField) -> Pict
         land: Some(sphere.land_shading()),
         title: None,
         axes: Some(sphere.axes(glam::UVec2::ZERO, sphere.grid())),
-        scale: crate::output::Scale::Linear,
+        scale: crate::render::Scale::Linear,
         marks: vec![],
     }
 }

@@ -9,7 +9,7 @@ use glam::UVec2;
 use super::relief::Relief;
 use super::{Bathymetry, EARTH_RADIUS};
 use crate::field::grid_values;
-use crate::output::{plain_number, ticks, Axes};
+use crate::render::{plain_number, ticks, Axes};
 use crate::Result;
 
 /// The Mercator grid: longitude of column `x` and latitude of centre row `y`, in radians.

@@ -56,7 +56,7 @@ use crate::kernels::swe::{
 use crate::kernels::{
     Block, BlockIn, BlockOut, CostModel, Driver, Kernel, KernelKind, KernelSpec, OptionGroup, Stage,
 };
-use crate::output::Picture;
+use crate::render::Picture;
 use crate::{invalid, Result};
 
 /// A face closes when the cell it would drain holds less water than this (m).

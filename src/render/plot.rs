@@ -1,7 +1,7 @@
 //! Line plots as PNG: labelled axes (linear or logarithmic), several series with a legend,
 //! and vertical markers, for the `reproduce` report and `sweep plot`.
 
-use crate::output::Canvas;
+use crate::render::Canvas;
 use crate::Result;
 
 /// One curve.

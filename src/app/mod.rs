@@ -1,0 +1,73 @@
+//! The command line: the arguments of every command and their conversion into validated
+//! configurations, a file per command; the library's commands take only those configurations.
+
+mod args;
+mod bench;
+mod config_file;
+mod predict;
+mod reproduce;
+mod run;
+mod sweep;
+mod tsunami;
+
+pub use args::{ClusterArgs, EngineArgs, JsonArgs};
+pub use bench::{BenchArgs, BenchTimeBlock};
+pub use config_file::{toml_flags, with_config};
+pub use predict::PredictArgs;
+pub use reproduce::ReproduceArgs;
+pub use run::{HeatArgs, RunArgs, SweArgs};
+pub use sweep::{SweepAction, SweepArgs, SweepCommandLine};
+pub use tsunami::TsunamiArgs;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "wafer-emu",
+    version,
+    args_override_self = true,
+    about = "Emulates wafer-scale dataflow processors on any GPU and runs Domain Translation stencil codes on them"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// A run file, given after the command (`wafer-emu run --config FILE.toml`): TOML whose
+    /// keys are the command's long flags (`steps = 100`, `check = true`, `link =
+    /// ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line override it,
+    /// unknown keys are refused by name
+    #[arg(long, global = true, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a stencil kernel on an emulated wafer or cluster of wafers and write the field (.npy,
+    /// .png), a summary and the link statistics.
+    Run(RunArgs),
+    /// List the GPU adapters wgpu finds, best first, with the limits that matter here.
+    Adapters(AdaptersArgs),
+    /// Time the emulated wafer (and a cluster) against the global kernel, the CPU backend and the
+    /// copy ceilings.
+    Bench(BenchArgs),
+    /// Predict the real machine's speed from the timing model (cycles, steps/s, utilisation).
+    Predict(PredictArgs),
+    /// Regenerate the paper's performance results from the timing model (CSV, PNG, report.md).
+    Reproduce(ReproduceArgs),
+    /// The asteroid tsunami of the paper's section 5.2.3 on real relief: frames, maps, gauges
+    /// and a CF NetCDF file.
+    Tsunami(TsunamiArgs),
+    /// Run many `run` or `predict` cases from a sweep file (TOML: `command`, `[base]`,
+    /// `[vary]` lists, `[[case]]`): one folder per case and one results table (JSONL and
+    /// CSV); resumable, and shardable for Slurm array jobs.
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AdaptersArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
+}
