@@ -17,7 +17,7 @@
 #                                 the shapes not yet measured on a GPU: fused_invocations=128
 #                                 or 256, fused_rows=1 or 2, block_rows=4 or 8 (time blocks),
 #                                 direct_cols=8 (vec4 reads of the dense grid, and the bench's
-#                                 time blocks of 5 in registers, src/gpu/row_blocks.rs) with
+#                                 time blocks of 5 in registers, src/engine/gpu/row_blocks.rs) with
 #                                 direct_rows=4 to 64; point_rows=2 to 4 (shallow water's
 #                                 runs along several rows); block_lanes=on with direct_rows=32
 #                                 to 256 (rows per block of the time blocks across lanes)

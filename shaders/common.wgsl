@@ -7,7 +7,7 @@ const WORKGROUP: u32 = 64u;
 const TILE_SLACK: u32 = 10u;
 
 // WaferGeometry (src/wafer.rs) and the kernel's translation as the shaders see it
-// (WaferUniform in src/gpu/uniforms.rs).
+// (WaferUniform in src/engine/gpu/uniforms.rs).
 struct Wafer {
     pes_x: u32,
     pes_y: u32,
@@ -21,7 +21,7 @@ struct Wafer {
     ny: u32,
     stages: u32,     // stages per step
     shift_per_step: u32,
-    // Where the owned points lie (src/gpu/layout.rs): Table 3's blocks, or one dense grid.
+    // Where the owned points lie (src/engine/gpu/layout.rs): Table 3's blocks, or one dense grid.
     pitch: u32,      // cells from an owned row to the next within a PE: stride, or the width
     first: u32,      // a PE's first owned row and column within its block: w, or 0
     pe_col: u32,     // cells from a PE's block to the next along x: block, or n

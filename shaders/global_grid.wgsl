@@ -1,6 +1,6 @@
 // import common
 // The global grid kernel's grid, and where its buffers hold a row. A grid larger than one
-// storage binding runs as bands of rows (src/gpu/global.rs): each band computes its rows
+// storage binding runs as bands of rows (src/engine/gpu/global.rs): each band computes its rows
 // `first .. first + rows` and holds them between the rows of its neighbours that it reads.
 
 @group(0) @binding(0) var<uniform> grid: Grid;

@@ -1,7 +1,7 @@
 // The global Rows3 kernel's state and row access in vec4s, where nx is a multiple of
 // BLOCK_COLS: a block's columns are two whole vec4s, its neighbours the last lane of the
 // vec4 to the left and the first of the one to the right, read alone (wrapped around the torus).
-// Rows lie `grid.pitch` cells apart (src/gpu/global.rs `ROW_SKEW`).
+// Rows lie `grid.pitch` cells apart (src/engine/gpu/global.rs `ROW_SKEW`).
 
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;

@@ -4,7 +4,7 @@
 // SRAM index (field 0, the wafer's first cell 0) is the offset of its row plus that of its
 // column; rows and columns are stepped PE by PE without a division. The layout (`wafer.pitch`,
 // `first`, `pe_col`, `pe_row`) is Table 3's or the dense grid of the direct reads
-// (src/gpu/layout.rs); the shaders that address comm layers assume Table 3's. Reads `wafer`,
+// (src/engine/gpu/layout.rs); the shaders that address comm layers assume Table 3's. Reads `wafer`,
 // which the importing shader binds, and `dispatch`.
 
 // An owned row or column: its SRAM offset and its index within its PE.

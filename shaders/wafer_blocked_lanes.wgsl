@@ -1,6 +1,6 @@
 // import links kernel time_block
 // The fused engine's time blocks carried in registers across a subgroup's lanes
-// (src/gpu/row_blocks.rs, `block_lanes`), a GPU's shape of those of wafer_blocked_vec4.wgsl:
+// (src/engine/gpu/row_blocks.rs, `block_lanes`), a GPU's shape of those of wafer_blocked_vec4.wgsl:
 // a subgroup of LANES lanes advances LANES - 2 TIME_BLOCK columns by DIRECT_ROWS rows of the
 // region (the points from REGION_START on, both ways, beyond the link bands) TIME_BLOCK
 // steps, from the block's first state (`x`) to its last (`y`, the SRAM slot of the state an

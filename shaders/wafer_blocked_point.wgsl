@@ -1,5 +1,5 @@
 // import links kernel time_block wafer_clock
-// The fused engine's time blocks of Point stages carried in registers (src/gpu/point_blocks.rs),
+// The fused engine's time blocks of Point stages carried in registers (src/engine/gpu/point_blocks.rs),
 // over the dense grid of the direct reads: an invocation advances BLOCK_COLS columns by
 // BLOCK_ROWS rows of the region (the points from `wafer.region` on, both ways, beyond the link
 // bands, which the direct reads step one remap at a time) LEVELS remaps, from the block's

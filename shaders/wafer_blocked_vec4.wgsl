@@ -1,5 +1,5 @@
 // import wafer_direct_vec4 time_block
-// The fused engine's time blocks carried in registers (src/gpu/row_blocks.rs), over the dense
+// The fused engine's time blocks carried in registers (src/engine/gpu/row_blocks.rs), over the dense
 // grid where heat's direct reads load vec4s: an invocation advances BLOCK_COLS columns by
 // DIRECT_ROWS rows of the region (the points from REGION_START on, both ways, beyond the link
 // bands) TIME_BLOCK steps, from the block's first state (`x4`) to its last (`y4`, the SRAM

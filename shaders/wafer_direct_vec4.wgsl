@@ -1,6 +1,6 @@
 // import links kernel rows3_block
 // The fused engine's direct reads of a Rows3 stage by vec4s, where the device keeps the owned
-// points as one dense grid per wafer (src/gpu/layout.rs) whose width is a multiple of 4: then
+// points as one dense grid per wafer (src/engine/gpu/layout.rs) whose width is a multiple of 4: then
 // 4 columns from any multiple of 4 are one aligned vec4 (`compute_direct` in
 // wafer_direct.wgsl loads scalars). Each invocation takes BLOCK_COLS (8) columns by DIRECT_ROWS
 // rows: per row three vec4 loads (the 4 columns left of the block and its two halves) and two

@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use wafer_emu::cluster::package::{pack_right, pack_up};
 use wafer_emu::cluster::{Direction, LinkConfig, LinkSpec, LinkStats};
-use wafer_emu::cpu::{CpuCluster, CpuGlobal};
+use wafer_emu::engine::cpu::{CpuCluster, CpuGlobal};
+use wafer_emu::engine::gpu::constants::Pages;
+use wafer_emu::engine::gpu::{
+    CopyOrder, DirectGrid, GpuCluster, GpuContext, GpuGlobal, Placement, Tuning,
+};
 use wafer_emu::error::Error;
-use wafer_emu::gpu::constants::Pages;
-use wafer_emu::gpu::{CopyOrder, DirectGrid, GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::{Problem, Simulator};
 

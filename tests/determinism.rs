@@ -6,9 +6,9 @@
 mod common;
 
 use std::sync::Arc;
-use wafer_emu::cpu::{CpuCluster, CpuGlobal};
+use wafer_emu::engine::cpu::{CpuCluster, CpuGlobal};
 
-use wafer_emu::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
+use wafer_emu::engine::gpu::{GpuCluster, GpuContext, GpuGlobal, Placement, Tuning};
 use wafer_emu::kernels::KernelKind;
 use wafer_emu::model::Simulator;
 

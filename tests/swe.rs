@@ -12,9 +12,9 @@ use std::f64::consts::PI;
 use glam::UVec2;
 use wafer_emu::cluster::LinkConfig;
 use wafer_emu::commands::tsunami::grid_for;
-use wafer_emu::cpu::{CpuCluster, CpuGlobal};
+use wafer_emu::engine::cpu::{CpuCluster, CpuGlobal};
+use wafer_emu::engine::gpu::{GpuCluster, GpuGlobal, Placement};
 use wafer_emu::field::GlobalField;
-use wafer_emu::gpu::{GpuCluster, GpuGlobal, Placement};
 use wafer_emu::kernels::swe::relief::ReliefGrid;
 use wafer_emu::kernels::swe::{
     distance, Bathymetry, ShallowWater, SweConfig, SweInit, Walls, GRAVITY,
@@ -103,7 +103,7 @@ fn the_gpu_wafer_and_cluster_on_two_devices_equal_the_global_kernel_explicit_and
 /// (`CONSTS`, `ROW_CONSTS`) are those the kernel lays out.
 #[test]
 fn the_constants_layout_is_the_one_the_wgsl_declares() {
-    use wafer_emu::gpu::{constants::Pages, shaders};
+    use wafer_emu::engine::gpu::{constants::Pages, shaders};
     use wafer_emu::kernels::{swe, swe_c};
     for (kind, planes, row_terms) in [
         (KernelKind::Swe, swe::PLANES, 2 * swe::ROW_TERMS),

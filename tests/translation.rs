@@ -4,9 +4,9 @@
 mod common;
 
 use glam::UVec2;
-use wafer_emu::cpu::CpuCluster;
+use wafer_emu::engine::cpu::CpuCluster;
+use wafer_emu::engine::gpu::{GpuCluster, Placement};
 use wafer_emu::field::InitialCondition;
-use wafer_emu::gpu::{GpuCluster, Placement};
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::{Problem, Simulator};
 use wafer_emu::wafer::WaferGeometry;

@@ -6,8 +6,8 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
+use crate::engine::gpu::Placement;
 use crate::engine::EngineRequest;
-use crate::gpu::Placement;
 use crate::io::JsonTarget;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::Bathymetry;

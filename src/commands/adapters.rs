@@ -1,7 +1,7 @@
 //! `wafer-emu adapters`: the GPU adapters a run could use.
 
+use crate::engine::gpu::{list_adapters, AdapterRequest, Tuning, NATIVE_BACKENDS};
 use crate::engine::{BackendChoice, EngineRequest};
-use crate::gpu::{list_adapters, AdapterRequest, Tuning, NATIVE_BACKENDS};
 
 /// One line per adapter the request admits, software adapters tagged.
 pub fn adapters(request: &EngineRequest) -> Vec<String> {

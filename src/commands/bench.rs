@@ -9,12 +9,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::cluster::ClusterGeometry;
-use crate::cpu::CpuCluster;
-use crate::engine::{auto_time_block, EngineRequest, Hardware};
-use crate::gpu::{
+use crate::engine::cpu::CpuCluster;
+use crate::engine::gpu::{
     direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
     Profile, TimeBlocks,
 };
+use crate::engine::{auto_time_block, EngineRequest, Hardware};
 use crate::kernels::{Kernel, KernelKind};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;

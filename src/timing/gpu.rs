@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::clocks::{directions, ClusterClocks};
-use crate::gpu::{shaders, GpuContext};
+use crate::engine::gpu::{shaders, GpuContext};
 use crate::Result;
 
 /// `struct Model` of `shaders/clocks.wgsl`.
@@ -90,7 +90,7 @@ impl ModelUniform {
 pub struct GpuClocks {
     ctx: Arc<GpuContext>,
     clocks: [wgpu::Buffer; 2],
-    pipelines: [crate::gpu::Pipeline; 4],
+    pipelines: [crate::engine::gpu::Pipeline; 4],
     groups: [wgpu::BindGroup; 2],
     strip_size: (u32, u32),
     pe_size: (u32, u32),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::clocks::{ClusterClocks, ClusterShape, Costs, TICKS_PER_CYCLE};
 use super::gpu::GpuClocks;
 use super::params::{Method, TimingParams};
-use crate::gpu::GpuContext;
+use crate::engine::gpu::GpuContext;
 use crate::Result;
 
 /// Shortest measurement window; the steady state is reached when two windows in a row give

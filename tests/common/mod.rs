@@ -4,9 +4,9 @@
 use std::sync::{Arc, OnceLock};
 
 use wafer_emu::cluster::ClusterGeometry;
+use wafer_emu::engine::gpu::GpuContext;
 use wafer_emu::engine::EngineRequest;
 use wafer_emu::field::InitialCondition;
-use wafer_emu::gpu::GpuContext;
 use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::Problem;
 use wafer_emu::wafer::WaferGeometry;

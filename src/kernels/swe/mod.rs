@@ -58,7 +58,7 @@ pub enum Bathymetry {
     Flat(f64),
     /// ETOPO1 relief from the project's assets, bilinearly resampled to the grid.
     Etopo(ReliefGrid),
-    /// A relief grid described by a JSON file ([`Relief::from_descriptor`]), resampled alike.
+    /// A relief grid described by a JSON file ([`relief::Relief::from_descriptor`]), resampled alike.
     File(std::path::PathBuf),
 }
 

@@ -210,7 +210,7 @@ pub enum RowTerm {
 pub const ROW_TERMS: usize = 11;
 
 /// The constants in the layout `swe_c.wgsl` reads through `consts_at`, and the planes again
-/// for the CPU twin, each row padded with [`PAD`] wrapped columns either side.
+/// for the CPU twin, each row padded with `PAD` wrapped columns either side.
 #[derive(Clone, Debug)]
 pub struct Constants {
     nx: u32,
@@ -406,8 +406,8 @@ impl ShallowWater for SweC {
     /// faces, `D` the face's depth at rest plus the mean surface of its two cells and `u+` the
     /// velocity the next momentum stage gives (the staggered scheme's time-centred energy).
     fn energy(&self, state: &[GlobalField]) -> f64 {
-        let east = crate::cpu::stage_on_grid(self, 0, state);
-        let next = crate::cpu::stage_on_grid(self, 1, &east);
+        let east = crate::engine::cpu::stage_on_grid(self, 0, state);
+        let next = crate::engine::cpu::stage_on_grid(self, 1, &east);
         let (eta, sphere) = (&state[2], self.sphere());
         let (nx, ny) = (eta.nx, eta.ny);
         let m = &sphere.mercator;

@@ -96,7 +96,7 @@ impl CopyOrder {
 /// Where heat's direct reads keep the owned points ([`Tuning::direct_grid`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DirectGrid {
-    /// One dense grid per wafer (`src/gpu/layout.rs`).
+    /// One dense grid per wafer (`src/engine/gpu/layout.rs`).
     Dense,
     /// Table 3's blocks, comm cells and all.
     Table3,
@@ -130,7 +130,7 @@ pub struct Tuning {
     pub wafer_cols: u32,
     /// Rows each global-kernel invocation walks. On a CPU adapter one SIMD group runs all its
     /// rows before the next one starts, so more rows reuse more of the window, once the vec4
-    /// rows are skewed (`src/gpu/global.rs`) so that they do not share cache sets: 64. On a
+    /// rows are skewed (`src/engine/gpu/global.rs`) so that they do not share cache sets: 64. On a
     /// GPU 8.
     pub global_rows: u32,
     /// Cells of a comm line (a strip's row or column) each sendrecv invocation copies, or

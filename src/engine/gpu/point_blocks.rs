@@ -1,5 +1,5 @@
 //! Time blocks of Point stages carried in registers, over the dense grid of the direct reads
-//! (`src/gpu/layout.rs`; `shaders/wafer_blocked_point.wgsl`). An invocation takes [`COLS`]
+//! (`src/engine/gpu/layout.rs`; `shaders/wafer_blocked_point.wgsl`). An invocation takes [`COLS`]
 //! columns of the region beyond the link bands and walks their rows upwards from `L` rows
 //! below them (`L = K S` remaps of a block of `K` steps of `S` stages): each row it loads is
 //! level 0, the block's first state, and since remap `l`'s output point `(c, r)` reads the

@@ -13,118 +13,130 @@ use crate::kernels::{Driver, KernelSpec, Stage};
 
 /// The engine shaders, by import name.
 const LIBRARY: [(&str, &str); 34] = [
-    ("common", include_str!("../../shaders/common.wgsl")),
+    ("common", include_str!("../../../shaders/common.wgsl")),
     (
         "global_grid",
-        include_str!("../../shaders/global_grid.wgsl"),
+        include_str!("../../../shaders/global_grid.wgsl"),
     ),
-    ("owned_grid", include_str!("../../shaders/owned_grid.wgsl")),
-    ("links", include_str!("../../shaders/cluster_links.wgsl")),
-    ("fetch", include_str!("../../shaders/cluster_fetch.wgsl")),
-    ("fused_tile", include_str!("../../shaders/fused_tile.wgsl")),
-    ("tile_runs", include_str!("../../shaders/tile_runs.wgsl")),
-    ("tile_rows3", include_str!("../../shaders/tile_rows3.wgsl")),
+    (
+        "owned_grid",
+        include_str!("../../../shaders/owned_grid.wgsl"),
+    ),
+    ("links", include_str!("../../../shaders/cluster_links.wgsl")),
+    ("fetch", include_str!("../../../shaders/cluster_fetch.wgsl")),
+    (
+        "fused_tile",
+        include_str!("../../../shaders/fused_tile.wgsl"),
+    ),
+    ("tile_runs", include_str!("../../../shaders/tile_runs.wgsl")),
+    (
+        "tile_rows3",
+        include_str!("../../../shaders/tile_rows3.wgsl"),
+    ),
     (
         "fused_rows3",
-        include_str!("../../shaders/fused_rows3.wgsl"),
+        include_str!("../../../shaders/fused_rows3.wgsl"),
     ),
     (
         "fused_point",
-        include_str!("../../shaders/fused_point.wgsl"),
+        include_str!("../../../shaders/fused_point.wgsl"),
     ),
     (
         "fused_blocked",
-        include_str!("../../shaders/fused_blocked.wgsl"),
+        include_str!("../../../shaders/fused_blocked.wgsl"),
     ),
     (
         "blocked_rows3",
-        include_str!("../../shaders/blocked_rows3.wgsl"),
+        include_str!("../../../shaders/blocked_rows3.wgsl"),
     ),
     (
         "blocked_point",
-        include_str!("../../shaders/blocked_point.wgsl"),
+        include_str!("../../../shaders/blocked_point.wgsl"),
     ),
-    ("time_block", include_str!("../../shaders/time_block.wgsl")),
+    (
+        "time_block",
+        include_str!("../../../shaders/time_block.wgsl"),
+    ),
     (
         "wafer_clock",
-        include_str!("../../shaders/wafer_clock.wgsl"),
+        include_str!("../../../shaders/wafer_clock.wgsl"),
     ),
     (
         "rows3_block",
-        include_str!("../../shaders/rows3_block.wgsl"),
+        include_str!("../../../shaders/rows3_block.wgsl"),
     ),
     (
         "wafer_direct_vec4",
-        include_str!("../../shaders/wafer_direct_vec4.wgsl"),
+        include_str!("../../../shaders/wafer_direct_vec4.wgsl"),
     ),
     (
         "wafer_blocked_vec4",
-        include_str!("../../shaders/wafer_blocked_vec4.wgsl"),
+        include_str!("../../../shaders/wafer_blocked_vec4.wgsl"),
     ),
     (
         "wafer_blocked_lanes",
-        include_str!("../../shaders/wafer_blocked_lanes.wgsl"),
+        include_str!("../../../shaders/wafer_blocked_lanes.wgsl"),
     ),
     (
         "cluster_pack",
-        include_str!("../../shaders/cluster_pack.wgsl"),
+        include_str!("../../../shaders/cluster_pack.wgsl"),
     ),
     (
         "cluster_sendrecv",
-        include_str!("../../shaders/cluster_sendrecv.wgsl"),
+        include_str!("../../../shaders/cluster_sendrecv.wgsl"),
     ),
     (
         "wafer_compute",
-        include_str!("../../shaders/wafer_compute.wgsl"),
+        include_str!("../../../shaders/wafer_compute.wgsl"),
     ),
     (
         "wafer_point",
-        include_str!("../../shaders/wafer_point.wgsl"),
+        include_str!("../../../shaders/wafer_point.wgsl"),
     ),
     (
         "wafer_direct",
-        include_str!("../../shaders/wafer_direct.wgsl"),
+        include_str!("../../../shaders/wafer_direct.wgsl"),
     ),
     (
         "point_consts",
-        include_str!("../../shaders/point_consts.wgsl"),
+        include_str!("../../../shaders/point_consts.wgsl"),
     ),
     (
         "point_window",
-        include_str!("../../shaders/point_window.wgsl"),
+        include_str!("../../../shaders/point_window.wgsl"),
     ),
     (
         "wafer_point_direct",
-        include_str!("../../shaders/wafer_point_direct.wgsl"),
+        include_str!("../../../shaders/wafer_point_direct.wgsl"),
     ),
     (
         "wafer_point_edges",
-        include_str!("../../shaders/wafer_point_edges.wgsl"),
+        include_str!("../../../shaders/wafer_point_edges.wgsl"),
     ),
     (
         "global_compute",
-        include_str!("../../shaders/global_compute.wgsl"),
+        include_str!("../../../shaders/global_compute.wgsl"),
     ),
     (
         "global_rows",
-        include_str!("../../shaders/global_rows.wgsl"),
+        include_str!("../../../shaders/global_rows.wgsl"),
     ),
     (
         "global_rows_vec4",
-        include_str!("../../shaders/global_rows_vec4.wgsl"),
+        include_str!("../../../shaders/global_rows_vec4.wgsl"),
     ),
     (
         "global_point",
-        include_str!("../../shaders/global_point.wgsl"),
+        include_str!("../../../shaders/global_point.wgsl"),
     ),
     (
         "wafer_blocked_point",
-        include_str!("../../shaders/wafer_blocked_point.wgsl"),
+        include_str!("../../../shaders/wafer_blocked_point.wgsl"),
     ),
-    ("copy", include_str!("../../shaders/copy.wgsl")),
+    ("copy", include_str!("../../../shaders/copy.wgsl")),
 ];
 
-const CLOCKS: &str = include_str!("../../shaders/clocks.wgsl");
+const CLOCKS: &str = include_str!("../../../shaders/clocks.wgsl");
 
 /// The names a source imports, from its `// import` lines.
 fn imports(source: &str) -> impl Iterator<Item = &str> {
@@ -221,7 +233,7 @@ pub fn wafer_stage(spec: &KernelSpec, stage: &Stage, pages: Pages) -> String {
 /// The fused engine's direct reads of stage `k` of `spec` (entry `compute_direct`; for a Rows3
 /// stage also `compute_direct_columns`, or with `vec4` only `compute_direct_vec4` and the
 /// bands of heat's time blocks in registers, `compute_bands`, for the dense grid of
-/// `src/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads its state by
+/// `src/engine/gpu/layout.rs` whose rows are whole vec4s; a Point stage then loads its state by
 /// vec4s, `QUADS`). An invocation takes a `block` of points: a Rows3 stage's
 /// walk its rows, a Point stage's go by runs along its rows (`POINT_RUN`, `POINT_ROWS`).
 pub fn wafer_direct(
@@ -354,7 +366,7 @@ pub fn wafer_blocked(spec: &KernelSpec, plan: &TimeBlock, pages: Pages, tuning: 
     compose(library("fused_blocked"), Some(&kernel))
 }
 
-/// The fused engine's time blocks carried in registers (`src/gpu/row_blocks.rs`) of `spec`'s
+/// The fused engine's time blocks carried in registers (`src/engine/gpu/row_blocks.rs`) of `spec`'s
 /// one Rows3 stage as `plan` lays them out, blocks walking `rows` rows of the region: by vec4s
 /// (`shaders/wafer_blocked_vec4.wgsl`) or across a subgroup's lanes
 /// (`shaders/wafer_blocked_lanes.wgsl`).
@@ -429,7 +441,7 @@ fn window_row(window: u32) -> &'static str {
 }
 
 /// The fused engine's time blocks of Point stages carried in registers
-/// (`src/gpu/point_blocks.rs`) of `spec` as `plan` lays them out, invocations walking `rows`
+/// (`src/engine/gpu/point_blocks.rs`) of `spec` as `plan` lays them out, invocations walking `rows`
 /// rows of the region.
 pub fn wafer_point_blocked(
     spec: &KernelSpec,
@@ -682,7 +694,7 @@ pub fn validate(name: &str, source: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::uniforms::BLOCK_COLS;
+    use crate::engine::gpu::uniforms::BLOCK_COLS;
 
     #[test]
     fn shader_block_width_matches_the_dispatch() {

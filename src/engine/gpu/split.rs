@@ -214,7 +214,7 @@ impl Simulator for SplitCluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::Placement;
+    use crate::engine::gpu::Placement;
 
     /// Wafer (x, y) of a 2x1 cluster split 1x2 is sub-wafers (x, 0) and (x, 1): its right link
     /// is theirs, its up link the upper one's, and a device holds both.

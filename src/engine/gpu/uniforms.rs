@@ -161,7 +161,7 @@ pub struct DispatchUniform {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::shaders;
+    use crate::engine::gpu::shaders;
     use crate::kernels::KernelKind;
     use std::mem::{offset_of, size_of};
 
@@ -171,7 +171,11 @@ mod tests {
         let sendrecv = shaders::cluster_sendrecv(1, true);
         let point = |kind: KernelKind| {
             let spec = kind.spec();
-            shaders::wafer_stage(spec, &spec.stages[0], crate::gpu::constants::Pages::ONE)
+            shaders::wafer_stage(
+                spec,
+                &spec.stages[0],
+                crate::engine::gpu::constants::Pages::ONE,
+            )
         };
         type Case<'a> = (String, &'a str, usize, Vec<(&'a str, usize)>);
         let cases: Vec<Case> = vec![
@@ -212,7 +216,7 @@ mod tests {
                 shaders::global_stage(
                     KernelKind::Heat5.spec(),
                     &KernelKind::Heat5.spec().stages[0],
-                    crate::gpu::constants::Pages::ONE,
+                    crate::engine::gpu::constants::Pages::ONE,
                     false,
                     glam::UVec2::ONE,
                 ),

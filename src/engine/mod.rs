@@ -1,15 +1,18 @@
 //! Choosing where to run: a GPU adapter (from flags, then `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`)
 //! with the CPU backend as the fallback when no adapter exists and none was asked for.
 
+pub mod cpu;
+pub mod gpu;
+
 use std::sync::Arc;
 
 use glam::UVec2;
 
 use crate::cluster::Scheduler;
-use crate::cpu::{CpuCluster, CpuGlobal};
-use crate::gpu::point_blocks;
-use crate::gpu::split::{self, SplitCluster};
-use crate::gpu::{
+use crate::engine::cpu::{CpuCluster, CpuGlobal};
+use crate::engine::gpu::point_blocks;
+use crate::engine::gpu::split::{self, SplitCluster};
+use crate::engine::gpu::{
     parse_backend, AdapterRequest, GpuCluster, GpuContext, GpuGlobal, Placement, PointBlock,
     RowBlock, TimeBlocks, Tuning, NATIVE_BACKENDS, TUNING_VAR,
 };

@@ -1,5 +1,5 @@
 //! Time blocks carried in registers, over the dense grid of heat's direct reads
-//! (`src/gpu/layout.rs`), where a workgroup tile would live in workgroup memory, which
+//! (`src/engine/gpu/layout.rs`), where a workgroup tile would live in workgroup memory, which
 //! lavapipe reads through per-lane loops ([`super::TimeBlock`]). An invocation takes 8 columns
 //! of the region beyond the link bands by `DIRECT_ROWS` rows (`shaders/wafer_blocked_vec4.wgsl`)
 //! and walks its rows upwards from `2 K` rows below them: each row it loads is level 0, and
