@@ -1,6 +1,13 @@
 //! Figure 3: steps per second against n, with the compute, bandwidth and latency bounds.
 
-use super::*;
+use std::fmt::Write as _;
+
+use crate::kernels::KernelKind;
+use crate::render::plot::{Plot, Series};
+use crate::timing::{Prediction, TimingParams};
+use crate::Result;
+
+use super::{paper, steps_per_s, Model, Output, NS};
 
 fn bound_series(
     params: &TimingParams,

@@ -1,6 +1,13 @@
 //! Figure 7: weak scaling over cluster sizes, and with per-link latency jitter.
 
-use super::*;
+use std::fmt::Write as _;
+
+use crate::kernels::KernelKind;
+use crate::render::plot::{Plot, Series};
+use crate::timing::TimingParams;
+use crate::Result;
+
+use super::{on_cluster, paper, size_name, Comparison, Model, Output};
 
 pub(super) fn figure7(model: &mut Model, out: &mut Output, jitter_s: f64) -> Result<()> {
     let nodes = [(2, 2), (4, 4), (4, 6), (6, 10)];

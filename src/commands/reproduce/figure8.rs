@@ -1,7 +1,14 @@
 //! Figure 8: the rooflines of FLOP per core and second at both node sizes, and the
 //! compute/I-O crossover.
 
-use super::*;
+use std::fmt::Write as _;
+
+use crate::kernels::KernelKind;
+use crate::render::plot::{Plot, Series};
+use crate::timing::{Prediction, TimingParams};
+use crate::Result;
+
+use super::{paper, size_name, Comparison, Model, Output, NS};
 
 /// Figure 8's figures at one node size.
 struct Roofline {

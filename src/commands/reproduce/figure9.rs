@@ -1,6 +1,12 @@
 //! Figure 9: steps per second against the link latency.
 
-use super::*;
+use std::fmt::Write as _;
+
+use crate::kernels::KernelKind;
+use crate::render::plot::{Plot, Series};
+use crate::Result;
+
+use super::{on_cluster, paper, size_name, Model, Output};
 
 pub(super) fn figure9(model: &mut Model, out: &mut Output) -> Result<()> {
     let params = paper(KernelKind::Heat5, 0.75);

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use crate::io::write_atomic;
 use crate::kernels::KernelKind;
-use crate::render::plot::{Plot, Series};
-use crate::timing::{predict, ClusterShape, Method, PredictConfig, Prediction, TimingParams};
+use crate::render::plot::Plot;
+use crate::timing::{predict, ClusterShape, PredictConfig, Prediction, TimingParams};
 use crate::Result;
 
 mod figure3;

@@ -1,6 +1,12 @@
 //! Tables 6 and 2, the headline figures, and which of the paper's numbers the model matches.
 
-use super::*;
+use std::fmt::Write as _;
+
+use crate::kernels::KernelKind;
+use crate::timing::{Method, Prediction};
+use crate::Result;
+
+use super::{on_cluster, paper, size_name, unconstrained, Comparison, Model, Output};
 
 pub(super) fn table6(model: &mut Model, out: &mut Output) -> Result<()> {
     // Published asymptotic and realised utilisation, and the n of the realised one.

@@ -14,12 +14,10 @@ use super::checkpoint;
 use crate::blocking;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
-use crate::kernels::swe::{distance, Bathymetry, ShallowWater, EARTH_RADIUS};
+use crate::kernels::swe::ShallowWater;
 use crate::kernels::Kernel;
 use crate::model::{Problem, Simulator};
-use crate::render::{Mark, Palette, Picture, Scale};
-use crate::tsunami::exact::ExactHump;
-use crate::tsunami::netcdf::{Attribute, GaugeHeader, Header, Maps, TsunamiFile};
+use crate::tsunami::netcdf::TsunamiFile;
 use crate::tsunami::{Gauge, Impact, Tracker, MEGATON_TNT};
 use crate::{invalid, Result};
 

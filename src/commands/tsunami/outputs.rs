@@ -1,8 +1,18 @@
 //! The tsunami's files: maps as `.npy` and PNG, gauges as CSV, the summary, the NetCDF
 //! header, maps and attributes, and the flat ocean's exact arrivals.
 
+use std::path::PathBuf;
+
+use crate::field::GlobalField;
+use crate::kernels::swe::{distance, Bathymetry, EARTH_RADIUS};
+use crate::render::{Palette, Picture, Scale};
+use crate::tsunami::exact::ExactHump;
+use crate::tsunami::netcdf::{Attribute, GaugeHeader, Header, Maps};
+use crate::tsunami::Tracker;
+use crate::Result;
+
 use super::pictures::View;
-use super::*;
+use super::{clock, TsunamiConfig};
 
 /// The maps (maximum amplitude on a log scale from the arrival threshold, first arrival in
 /// hours, maximum current speed) and the gauge tables.

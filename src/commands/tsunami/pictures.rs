@@ -1,7 +1,17 @@
 //! The tsunami's pictures: frames of the globe and the region, and the maps, each in its
 //! view (centred on the impact, or cut to a region) with coastlines and gauges.
 
-use super::*;
+use std::path::PathBuf;
+
+use glam::UVec2;
+
+use crate::field::GlobalField;
+use crate::kernels::swe::ShallowWater;
+use crate::render::{Mark, Picture};
+use crate::tsunami::Tracker;
+use crate::{invalid, Result};
+
+use super::{clock, Region, TsunamiConfig};
 
 /// `field` over water, NaN on land.
 pub(super) fn water_only(swe: &dyn ShallowWater, field: &GlobalField) -> GlobalField {
