@@ -525,3 +525,39 @@ fn a_gauge_on_land_moves_to_the_nearest_water_or_is_refused_by_name() {
     let _ = std::fs::remove_dir_all(&out);
     std::fs::remove_file(&gauges).unwrap();
 }
+
+/// On the CPU backend `auto` rounds the steps per sample up to a time-block length, so that
+/// every step runs in a block: samples every 720 s would take 4 steps of 180 s, of which
+/// blocks of 3 cover half; 5 steps of 144 s all run in blocks of 5. An engine named on the
+/// command line keeps the fewest steps.
+#[test]
+fn auto_rounds_the_steps_per_sample_up_to_whole_time_blocks() {
+    let out = scratch("whole-blocks");
+    let base: Vec<&str> = SMALL
+        .iter()
+        .copied()
+        .filter(|a| !["--sample-every", "300"].contains(a))
+        .collect();
+    let line = |engine: &'static str| {
+        let extra = [
+            "--sample-every",
+            "720",
+            "--backend",
+            "cpu",
+            "--engine",
+            engine,
+        ];
+        let tail = ["--region", "none", "--out", &out];
+        [&base[..], &extra, &tail].concat()
+    };
+    assert_eq!(config(&line("wafer")).swe.dt(), 180.0);
+    let auto = config(&line("auto"));
+    assert_eq!(auto.swe.dt(), 144.0);
+    let report = run(&auto);
+    let engine = &report.lines.iter().find(|(k, _)| k == "engine").unwrap().1;
+    assert!(
+        engine.contains("time blocks of 5 steps") && engine.ends_with(", 75 of 75 steps in them"),
+        "{engine}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -313,6 +313,17 @@ impl Hardware {
     }
 }
 
+/// The longest time block `auto` takes for a kernel of `spec` on `hardware` where the wafer
+/// allows it ([`auto_time_block`]).
+pub fn longest_auto_block(hardware: Hardware, spec: &KernelSpec) -> u32 {
+    match (hardware, spec.stages.len()) {
+        (Hardware::SoftwareAdapter(_), 1) | (Hardware::Gpu(_), _) => 5,
+        (Hardware::SoftwareAdapter(_), _) => point_blocks::LONGEST,
+        (Hardware::Cpu, 1) => 15,
+        (Hardware::Cpu, _) => 9,
+    }
+}
+
 /// Steps per time block that `auto` uses for `problem`: on a GPU 5; on a CPU adapter 5, 3
 /// for shallow water (the longest it carries in registers); on the CPU backend 15 for one
 /// stage, else 9 (the lengths past which longer blocks ran no faster); shorter where that
@@ -320,12 +331,7 @@ impl Hardware {
 /// under its tuning, [`TimeBlocks::plan`]), none where none does.
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
-    let longest = match (hardware, spec.stages.len()) {
-        (Hardware::SoftwareAdapter(_), 1) | (Hardware::Gpu(_), _) => 5,
-        (Hardware::SoftwareAdapter(_), _) => point_blocks::LONGEST,
-        (Hardware::Cpu, 1) => 15,
-        (Hardware::Cpu, _) => 9,
-    };
+    let longest = longest_auto_block(hardware, spec);
     let wafer = &problem.cluster.wafer;
     let fits = |k| match hardware {
         Hardware::SoftwareAdapter(tuning) | Hardware::Gpu(tuning) => {

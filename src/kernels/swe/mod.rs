@@ -179,6 +179,10 @@ pub struct SweConfig {
     /// Seconds that a whole number of steps must make (the tsunami's sampling interval), if
     /// any: the time step is then the largest stable one that divides it.
     pub sample_interval: Option<f64>,
+    /// Step counts per sampling interval to round up to, the nearest one at or above the
+    /// fewest stable steps (the time-block lengths of the engine, so that every step runs in
+    /// a block); none: the fewest.
+    pub step_counts: Vec<u32>,
 }
 
 /// What the first and last rows, the walls at the cut latitudes, do to the flow.
@@ -225,6 +229,7 @@ impl Default for SweConfig {
             walls: Walls::NoSlip,
             least_depth: DEFAULT_LEAST_DEPTH,
             sample_interval: None,
+            step_counts: vec![],
         }
     }
 }
@@ -261,12 +266,18 @@ impl SweConfig {
     }
 
     /// The stable time step `dt`, shortened to divide the sampling interval where there is
-    /// one.
+    /// one into a whole number of steps, rounded up to the next of `step_counts`.
     pub fn step_dividing(&self, dt: f64) -> f64 {
-        match self.sample_interval {
-            Some(t) => t / (t / dt).ceil(),
-            None => dt,
-        }
+        let Some(t) = self.sample_interval else {
+            return dt;
+        };
+        let fewest = (t / dt).ceil();
+        let steps = self
+            .step_counts
+            .iter()
+            .map(|&k| k as f64)
+            .find(|&k| k >= fewest);
+        t / steps.unwrap_or(fewest)
     }
 }
 
