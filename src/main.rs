@@ -13,6 +13,7 @@ use wafer_emu::commands;
 use wafer_emu::io::JsonTarget;
 
 fn main() -> ExitCode {
+    quiet_headless();
     let args = match wafer_emu::app::with_config(std::env::args().collect()) {
         Ok(args) => args,
         Err(e) => {
@@ -31,6 +32,15 @@ fn main() -> ExitCode {
             };
             ExitCode::from(code)
         }
+    }
+}
+
+/// Mesa's Vulkan window-system code writes an error to stderr for every instance when
+/// `XDG_RUNTIME_DIR` is unset, as on a headless machine; this program opens no window, so
+/// any existing folder will do.
+fn quiet_headless() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
 }
 

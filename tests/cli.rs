@@ -1444,3 +1444,24 @@ fn run_files_hold_the_command_line_and_flags_override_them() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A headless machine without `XDG_RUNTIME_DIR` hears nothing from Mesa's window-system code.
+#[test]
+fn a_headless_run_is_quiet() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+        .args([
+            "run",
+            "heat5",
+            "--pes",
+            "4x4",
+            "--steps",
+            "2",
+            "--no-output",
+        ])
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+}
