@@ -17,14 +17,14 @@ fn main() -> ExitCode {
     let args = match wafer_emu::app::with_config(std::env::args().collect()) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             return ExitCode::from(2);
         }
     };
     match dispatch(Cli::parse_from(args).command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            say(&format!("error: {e:#}"));
             let code = match e.downcast_ref::<wafer_emu::Error>() {
                 Some(e) if e.is_bad_input() => 2,
                 Some(wafer_emu::Error::BlowUp(_)) => 3,
@@ -42,6 +42,13 @@ fn quiet_headless() {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
+}
+
+/// Writes a line to standard error; one that cannot be written (a full or closed stderr)
+/// is lost rather than ending the program with a panic.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Prints to standard output; a reader that closed the pipe (`... | head -1`) ends the
@@ -81,7 +88,7 @@ fn dispatch(command: Command) -> Result<()> {
 
 /// Warnings go to standard error as they come.
 fn warn(w: &str) {
-    eprintln!("{w}");
+    say(w);
 }
 
 fn run(args: &RunArgs) -> Result<()> {

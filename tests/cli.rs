@@ -1465,3 +1465,30 @@ fn a_headless_run_is_quiet() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
 }
+
+/// A standard error that cannot be written (full) loses the warnings and the error message,
+/// not the exit status: success stays 0 and bad input 2, never a panic's 101.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stderr_keeps_the_exit_status() {
+    let run = |args: &[&str]| {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
+            .args(args)
+            .stderr(full)
+            .status()
+            .expect("runs")
+            .code()
+    };
+    let warned = [
+        "run", "heat5", "--pes", "4x4", "--steps", "2", "--wafers", "2x1",
+    ];
+    assert_eq!(run(&[&warned[..], &["--no-output"]].concat()), Some(0));
+    assert_eq!(
+        run(&["run", "heat5", "--devices", "2", "--no-output"]),
+        Some(2)
+    );
+}
