@@ -73,6 +73,10 @@ fn bad_input_is_rejected_with_exit_code_2() {
     assert_rejected(&run(&["--n", "-1"]), &["'-1' for '--n <N>'", "1..=4096"]);
     assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
     assert_rejected(
+        &run(&["--range", "0,inf"]),
+        &["range 0,inf", "finite LO < HI"],
+    );
+    assert_rejected(
         &run(&["--n", "5000"]),
         &["'5000' for '--n <N>'", "1..=4096"],
     );

@@ -254,8 +254,8 @@ impl RunArgs {
             engine,
             force: self.force,
             range: match self.range {
-                Some((lo, hi)) if lo.is_nan() || hi.is_nan() || lo >= hi => {
-                    return Err(invalid!("range {lo},{hi}: allowed LO < HI"))
+                Some((lo, hi)) if !(lo.is_finite() && hi.is_finite() && lo < hi) => {
+                    return Err(invalid!("range {lo},{hi}: allowed finite LO < HI"))
                 }
                 r => r.map(|(lo, hi)| (lo as f32, hi as f32)),
             },
