@@ -112,7 +112,8 @@ fn the_constants_layout_is_the_one_the_wgsl_declares() {
         let problem = common::swe_problem(kind, (1, 1), (9, 5), 4, 1);
         let spec = problem.spec();
         let source = shaders::wafer_stage(spec, &spec.stages[0], Pages::ONE);
-        let declared = |name| shaders::const_u32(&source, name).map(|v| v as usize);
+        let declared =
+            |name| wafer_emu::engine::gpu::reflect::const_u32(&source, name).map(|v| v as usize);
         assert_eq!(declared("CONSTS"), Some(planes), "{}", kind.name());
         assert_eq!(declared("ROW_CONSTS"), Some(row_terms), "{}", kind.name());
         let (nx, ny) = (36, 20);

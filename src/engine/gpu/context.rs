@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
 use super::profile::{Profile, Recording, PROFILE_FEATURES};
-use super::shaders;
 use super::tuning::Tuning;
+use super::{reflect, shaders};
 use crate::{invalid, Error, Result};
 
 /// The native backends wafer-emu can run on (all but the browser and no-op ones).
@@ -179,7 +179,7 @@ pub fn list_adapters(request: &AdapterRequest) -> Vec<AdapterSummary> {
 pub struct Pipeline {
     pub raw: wgpu::ComputePipeline,
     label: String,
-    bindings: Vec<shaders::Binding>,
+    bindings: Vec<reflect::Binding>,
 }
 
 /// Device, queue and the adapter they came from.
@@ -425,7 +425,7 @@ impl GpuContext {
         } else {
             self.device.create_shader_module(descriptor)
         };
-        let bindings = shaders::reflect(source);
+        let bindings = reflect::reflect(source);
         let groups = bindings.last().map_or(0, |b| b.group + 1);
         let layouts: Vec<wgpu::BindGroupLayout> = (0..groups)
             .map(|group| {
@@ -474,7 +474,7 @@ impl GpuContext {
         pipeline: &Pipeline,
         buffers: &[(&str, &wgpu::Buffer)],
     ) -> wgpu::BindGroup {
-        let declared: Vec<&shaders::Binding> =
+        let declared: Vec<&reflect::Binding> =
             pipeline.bindings.iter().filter(|b| b.group == 0).collect();
         let names = |list: Vec<&str>| list.join(", ");
         let given = names(buffers.iter().map(|(n, _)| *n).collect());

@@ -236,8 +236,8 @@ mod tests {
             (point(kind), "Params", size, members)
         });
         for (source, name, size, members) in cases.into_iter().chain(kernels) {
-            let (span, offsets) =
-                shaders::struct_layout(&source, name).unwrap_or_else(|| panic!("no struct {name}"));
+            let (span, offsets) = crate::engine::gpu::reflect::struct_layout(&source, name)
+                .unwrap_or_else(|| panic!("no struct {name}"));
             assert_eq!(span as usize, size, "size of {name}");
             for (member, offset) in members {
                 let wgsl = offsets.iter().find(|(m, _)| m == member);
