@@ -34,6 +34,12 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs `args` into `out` and sends SIGTERM once its first checkpoint exists; whether it then
 /// failed (stopped before its end) and its standard error.
 fn stop_by_sigterm(args: &[&str], out: &Path) -> (bool, String) {
+    sigterm_once(args, out, &out.join("checkpoint/meta.json"), Duration::ZERO)
+}
+
+/// Runs `args` into `out` and sends SIGTERM `after` the file `sign` appears; whether the run
+/// then failed and its standard error.
+fn sigterm_once(args: &[&str], out: &Path, sign: &Path, after: Duration) -> (bool, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_wafer-emu"))
         .args(args)
         .args(["--out", out.to_str().unwrap()])
@@ -41,10 +47,10 @@ fn stop_by_sigterm(args: &[&str], out: &Path) -> (bool, String) {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !out.join("checkpoint/meta.json").exists() && started.elapsed() < Duration::from_secs(60)
-    {
+    while !sign.exists() && started.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(5));
     }
+    std::thread::sleep(after);
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -233,16 +239,38 @@ fn a_checkpoint_of_another_problem_is_refused() {
     assert!(stderr.contains("belongs to another problem"), "{stderr}");
     // A NaN in the checkpoint's field: damaged, named with its point.
     let field = dir.join("checkpoint").join("u.npy");
-    let mut bytes = std::fs::read(&field).unwrap();
+    let sound = std::fs::read(&field).unwrap();
+    let mut bytes = sound.clone();
     let at = bytes.len() - 4 * 16 + 4 * 5;
     bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
     std::fs::write(&field, bytes).unwrap();
-    let out = wafer_emu(&[&small[..], &["--steps", "9", "--resume", d]].concat());
+    let resume = || wafer_emu(&[&small[..], &["--steps", "9", "--resume", d]].concat());
+    let out = resume();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("NaN at point (5, 15): the checkpoint is damaged"),
         "{stderr}"
+    );
+    // Four values overwritten with finite ones: the checksum says so.
+    let mut bytes = sound.clone();
+    let at = bytes.len() - 4 * 16;
+    bytes[at..at + 16].copy_from_slice(bytemuck::cast_slice(&[0.25f32; 4]));
+    std::fs::write(&field, bytes).unwrap();
+    let out = resume();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("u.npy: its checksum differs") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    // Restored, it resumes.
+    std::fs::write(&field, sound).unwrap();
+    let out = resume();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -345,4 +373,40 @@ fn a_tsunami_resumes_bit_for_bit() {
     for dir in [whole, parts, stopped, between] {
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// SIGTERM without `--checkpoint-every`: the run stops at its next chunk of steps, says it
+/// cannot be resumed and leaves its folder unlocked; the temporary file of a killed run is
+/// removed by the next run that claims the folder.
+#[test]
+fn a_run_without_checkpoints_stops_cleanly_on_sigterm() {
+    let out = scratch("term-unsaved");
+    let case = [
+        "run", "heat5", "--pes", "64x64", "--n", "8", "--steps", "200000",
+    ];
+    let case = [&case[..], &["--backend", "cpu"]].concat();
+    let lock = out.join(".wafer-emu.lock");
+    let (failed, stderr) = sigterm_once(&case, &out, &lock, Duration::from_millis(300));
+    assert!(failed, "{stderr}");
+    assert!(
+        stderr.contains("stopped by a signal at step") && stderr.contains("cannot be resumed"),
+        "{stderr}"
+    );
+    assert!(!out.join(".wafer-emu.lock").exists(), "{stderr}");
+    // A killed run's temporary file (its process gone) goes with the next claim. (The run
+    // above wrote nothing, so its folder went with it.)
+    std::fs::create_dir_all(&out).unwrap();
+    let stale = out.join(".heat5_u_step00000009.npy.tmp-4194303");
+    std::fs::write(&stale, b"half").unwrap();
+    let small = ["run", "heat5", "--pes", "2x2", "--n", "4", "--steps", "9"];
+    let tail = [
+        "--backend",
+        "cpu",
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    ok(&[&small[..], &tail].concat());
+    assert!(!stale.exists());
+    std::fs::remove_dir_all(&out).unwrap();
 }

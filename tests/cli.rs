@@ -151,7 +151,8 @@ fn bad_input_is_rejected_with_exit_code_2() {
         ]
         .concat()
     };
-    let tsunami_cases: [(&[&str], &[&str]); 10] = [
+    let tsunami_cases: [(&[&str], &[&str]); 11] = [
+        (&["--n", "0"][..], &["n = 0: allowed auto or 1..=4096"][..]),
         (
             &["--lat", "45", "--lon", "-100"][..],
             &["impact at lat 45, lon -100 is on land"][..],
@@ -541,34 +542,42 @@ fn a_shallow_water_run_writes_every_field_and_checks_bits() {
 
 /// A depression deeper than the ocean (negative depth, which the scheme cannot hold) blows
 /// the run up: exit code 3, a message with the step, the place and the CFL number, and the
-/// snapshots written before it stay.
+/// snapshots written before it stay; a blown-up state is never written as a checkpoint.
 #[test]
 fn a_shallow_water_blow_up_stops_with_its_own_exit_code() {
     let out = scratch("blowup");
     let dir = out.to_str().unwrap();
-    let result = wafer_emu(&[
-        "run",
-        "swe",
-        "--relief",
-        "flat:4000",
-        "--init",
-        "hump:0,0,-6000,2000",
-        "--steps",
-        "300",
-        "--snapshot-every",
-        "100",
-        "--backend",
-        "cpu",
-        "--out",
-        dir,
-    ]);
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(3), "{stderr}");
+    let blow_up = |every: [&str; 2]| {
+        let case = [
+            "run",
+            "swe",
+            "--relief",
+            "flat:4000",
+            "--init",
+            "hump:0,0,-6000,2000",
+        ];
+        let tail = ["--steps", "300", "--backend", "cpu", "--out", dir];
+        let result = wafer_emu(&[&case[..], &every, &tail].concat());
+        let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+        assert_eq!(result.status.code(), Some(3), "{stderr}");
+        stderr
+    };
+    let stderr = blow_up(["--snapshot-every", "100"]);
     assert!(
         stderr.contains("blew up at step") && stderr.contains("lat") && stderr.contains("CFL"),
         "{stderr}"
     );
     assert!(out.join("swe_eta_step00000000.npy").exists(), "{stderr}");
+    std::fs::remove_dir_all(&out).unwrap();
+    // Checkpoints every 25 steps: the first one after the blow-up stops the run, and the last
+    // sound one stays.
+    let stderr = blow_up(["--checkpoint-every", "25"]);
+    let (_, rest) = stderr.split_once("blew up at step ").expect("the step");
+    let step: u64 = rest.split(':').next().unwrap().parse().unwrap();
+    assert!(step <= 100 && step.is_multiple_of(25), "{stderr}");
+    let meta = std::fs::read_to_string(out.join("checkpoint").join("meta.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    assert_eq!(meta["step"].as_u64(), Some(step - 25), "{stderr}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -888,7 +897,7 @@ fn a_run_larger_than_the_memory_limit_is_refused_before_it_starts() {
         ),
         (
             "tsunami --resolution 1min --hours 0.1 --out /nonexistent/t",
-            "swe-c on a 21600x11928 grid",
+            "swe-c on a 21600x11936 grid",
         ),
         (
             "run heat5 --pes 7000x7000 --n 4 --backend cpu --no-output",
@@ -1495,4 +1504,34 @@ fn a_full_stderr_keeps_the_exit_status() {
         run(&["run", "heat5", "--devices", "2", "--no-output"]),
         Some(2)
     );
+}
+
+/// A run refused after it claimed its output folder removes the folder it created (an empty
+/// one), and keeps one that was there before.
+#[test]
+fn a_refused_run_leaves_no_folder_it_created() {
+    let cases: [&[&str]; 2] = [
+        &[
+            "tsunami",
+            "--resolution",
+            "2deg",
+            "--n",
+            "4",
+            "--region",
+            "91,95,0,1",
+        ],
+        &["reproduce", "--pes", "100000x100000"],
+    ];
+    for (k, case) in cases.into_iter().enumerate() {
+        let out = scratch(&format!("refused-{k}"));
+        let args = [case, &["--out", out.to_str().unwrap()]].concat();
+        let result = wafer_emu(&args);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{case:?}: {stderr}");
+        assert!(!out.exists(), "{case:?} left {}", out.display());
+        std::fs::create_dir_all(&out).unwrap();
+        assert_eq!(wafer_emu(&args).status.code(), Some(2), "{case:?}");
+        assert!(out.is_dir() && names_in(&out).is_empty(), "{case:?}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

@@ -716,6 +716,7 @@ fn auto_blocks_what_each_backend_can_block() {
     let odd = |n| common::cluster_problem(KernelKind::Heat5, (1, 1), (15, 15), n, 1);
     let swe_at = |n| common::swe_problem(KernelKind::Swe, (1, 1), (16, 16), n, 1);
     let swe = swe_at(2);
+    let swe_c = common::swe_problem(KernelKind::SweC, (1, 1), (32, 32), 2, 1);
     // Heat5's remaps reach 2 points: at n = 1 blocks of 15 leave none of 24 x 24 PEs clear of
     // their bands, blocks of 9 do; of 8 x 8 PEs only blocks of 3 do, of 2 x 2 none.
     let small = |pes| common::cluster_problem(KernelKind::Heat5, (1, 1), (pes, pes), 1, 1);
@@ -739,6 +740,7 @@ fn auto_blocks_what_each_backend_can_block() {
         (swe_at(8), a_gpu, Fused, 1),
         (heat(8), Cpu, Fused, 15),
         (swe, Cpu, Fused, 9),
+        (swe_c, Cpu, Fused, 5),
         (small(24), Cpu, Fused, 9),
         (small(8), Cpu, Fused, 3),
         (small(2), Cpu, Fused, 1),

@@ -34,7 +34,7 @@ pub struct BenchArgs {
     /// Devices for the multi-device cluster row
     #[arg(long, default_value_t = 1)]
     pub devices: u32,
-    /// Steps per time block of extra rows: the GPU's fused engine and the CPU backend, every kernel; auto: each engine's own, as `run --engine auto` takes them (on a GPU 5, on a CPU adapter 5 for heat and 3 for shallow water, in registers; on the CPU backend 15 for heat and 9 for shallow water; shorter where the wafer is too small); or 1, 3, 5, 7, 9, 15 or 21 for every engine (1: none)
+    /// Steps per time block of extra rows: the GPU's fused engine and the CPU backend, every kernel; auto: each engine's own, as `run --engine auto` takes them (on a GPU 5, on a CPU adapter 5 for heat and 3 for shallow water, in registers; on the CPU backend 15 for heat, 9 for swe and 5 for swe-c; shorter where the wafer is too small); or 1, 3, 5, 7, 9, 15 or 21 for every engine (1: none)
     #[arg(long, default_value = "auto", value_parser = parse_time_block)]
     pub time_block: BenchTimeBlock,
     /// After the timed runs, run each GPU variant once more with a GPU timestamp before and after every dispatch, and print the GPU time per step of each kernel

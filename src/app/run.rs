@@ -72,7 +72,7 @@ pub struct RunArgs {
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
     /// workgroup), the plain global-grid kernel (global: no PEs, no translation), or the
     /// faster emulated engine (auto: time blocks on the CPU backend for every kernel, of 15
-    /// steps for heat5 and heat9 and of 9 for shallow water, shorter where the wafer is too
+    /// steps for heat5, heat9 and wave, 9 for swe and 5 for swe-c, shorter where the wafer is too
     /// small for them; of 5 on a GPU with the fused engine for single-stage kernels (heat5,
     /// heat9) at n <= 8, and on a GPU the fused engine's direct reads, without time blocks,
     /// for every other kernel and n; on a CPU adapter such as lavapipe time blocks of 5 in

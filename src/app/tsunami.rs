@@ -39,13 +39,14 @@ pub struct TsunamiArgs {
     #[arg(long, default_value_t = 14.0, allow_negative_numbers = true)]
     pub hours: f64,
     /// Grid spacing: degrees (0.5, 0.5deg), arc-minutes (30min, 1min), or auto: 5 arc-minutes
-    /// on a GPU, 12 on the CPU backend or a software adapter (each under ten minutes on its
+    /// on a GPU, 6 on the CPU backend, 12 on a software adapter (each under ten minutes on its
     /// hardware; finer grids lead the wave's arrival by fewer kilometres, docs/design.md)
     #[arg(long, default_value = "auto")]
     pub resolution: String,
-    /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple)
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
-    pub n: u32,
+    /// Grid points per PE side (the columns, 360 degrees / resolution, must be a multiple), or
+    /// auto: 16 on the CPU backend (its copies run longer), else 8
+    #[arg(long, default_value = "auto")]
+    pub n: String,
     /// Cut latitudes SOUTH,NORTH in degrees (walls)
     #[arg(long, default_value = "-70,70", value_parser = parse_pair, allow_hyphen_values = true)]
     pub lat_range: (f64, f64),
@@ -113,7 +114,7 @@ pub struct TsunamiArgs {
     pub resume: Option<PathBuf>,
     /// What runs: the emulated wafer with Table 3's explicit dispatches (wafer), with fused
     /// dispatches (fused; GPU only), the plain global-grid kernel (global), or auto: on the
-    /// CPU backend time blocks no longer than `run`'s auto ones for shallow water (9), the length
+    /// CPU backend time blocks no longer than `run`'s auto ones (5 for swe-c, 9 for swe), the length
     /// that runs the most steps in blocks between two samples (none when samples come every
     /// step or two), on a GPU and a CPU adapter the fused engine's direct reads (the explicit
     /// wafer under a WAFER_EMU_TUNING with fused=tile); time blocks
@@ -132,29 +133,43 @@ pub struct TsunamiArgs {
     pub json: JsonArgs,
 }
 
-/// What the tsunami's defaults take from the hardware `engine` opens: the grid spacing in
-/// degrees for `--resolution auto` (5 arc-minutes on a GPU, 12 on the CPU backend or a
-/// software adapter), and where the CPU backend's `auto` engine blocks in time, the step
-/// counts per sample that put every step in a block (a step count of 4 would leave half the
-/// steps outside blocks of 3; rounded up to 5, a shorter step runs all of them in blocks, and
-/// about 1.5 times faster in all).
-fn hardware_defaults(
-    engine: &EngineRequest,
-    kind: KernelKind,
-    blocks: bool,
-) -> Result<(f64, Vec<u32>)> {
-    let (ctx, _) = engine.open_for(kind.spec())?;
-    let hardware = Hardware::of(ctx.as_ref());
-    let resolution = match hardware {
-        Hardware::Gpu(_) => 5.0 / 60.0,
-        _ => 12.0 / 60.0,
-    };
-    let longest = longest_auto_block(hardware, kind.spec());
-    let counts = match hardware {
-        Hardware::Cpu if blocks => TIME_BLOCKS.into_iter().filter(|&k| k <= longest).collect(),
-        _ => vec![],
-    };
-    Ok((resolution, counts))
+/// What the tsunami's defaults take from the hardware that `engine` opens.
+struct HardwareDefaults {
+    /// Grid spacing in degrees for `--resolution auto`: 5 arc-minutes on a GPU, 6 on the CPU
+    /// backend, 12 on a software adapter.
+    resolution: f64,
+    /// Points per PE side for `--n auto`: 16 on the CPU backend, 8 elsewhere.
+    n: u32,
+    /// Where the CPU backend's `auto` engine blocks in time, the block lengths whose multiples
+    /// the steps per sample round up to, so that every step runs in a block (8 steps would
+    /// leave 2 outside blocks of 3; rounded up to 9, a shorter step runs all of them in
+    /// blocks, and runs nearly twice as fast).
+    step_counts: Vec<u32>,
+}
+
+impl HardwareDefaults {
+    fn of(engine: &EngineRequest, kind: KernelKind, blocks: bool) -> Result<Self> {
+        let (ctx, _) = engine.open_for(kind.spec())?;
+        let hardware = Hardware::of(ctx.as_ref());
+        let (minutes, n) = match hardware {
+            Hardware::Gpu(_) => (5.0, 8),
+            Hardware::Cpu => (6.0, 16),
+            Hardware::SoftwareAdapter(_) => (12.0, 8),
+        };
+        let longest = longest_auto_block(hardware, kind.spec());
+        let step_counts = match hardware {
+            Hardware::Cpu if blocks => TIME_BLOCKS
+                .into_iter()
+                .filter(|&k| k > 1 && k <= longest)
+                .collect(),
+            _ => vec![],
+        };
+        Ok(Self {
+            resolution: minutes / 60.0,
+            n,
+            step_counts,
+        })
+    }
 }
 
 /// `0.5`, `0.5deg` or `30min` as degrees.
@@ -185,10 +200,17 @@ impl TsunamiArgs {
         let engine_kind = EngineKind::parse(&self.engine_kind)?;
         let blocks = engine_kind == EngineKind::Auto && self.cluster.time_block == 1;
         let kind = KernelKind::parse(&self.kernel)?;
-        let (auto_resolution, step_counts) = hardware_defaults(&engine, kind, blocks)?;
+        let defaults = HardwareDefaults::of(&engine, kind, blocks)?;
         let resolution = match self.resolution.as_str() {
-            "auto" => auto_resolution,
+            "auto" => defaults.resolution,
             text => parse_resolution(text)?,
+        };
+        let n = match self.n.as_str() {
+            "auto" => defaults.n,
+            text => match text.parse::<u32>() {
+                Ok(n) if (1..=MAX_N).contains(&n) => n,
+                _ => return Err(invalid!("n = {text}: allowed auto or 1..={MAX_N}")),
+            },
         };
         for (name, v, max) in [
             ("hours", self.hours, 240.0),
@@ -241,18 +263,12 @@ impl TsunamiArgs {
             walls: Walls::NoSlip,
             least_depth: self.least_depth,
             sample_interval: Some(self.sample_every),
-            step_counts,
+            step_counts: defaults.step_counts,
         };
         base.validate()?;
-        if self.n == 0 || self.n > MAX_N {
-            return Err(invalid!(
-                "n = {} is out of range: allowed 1..={MAX_N}",
-                self.n
-            ));
-        }
-        let grid = tsunami::grid_for(resolution, self.lat_range, self.n)?;
+        let grid = tsunami::grid_for(resolution, self.lat_range, n)?;
         let (wx, wy) = self.cluster.wafers;
-        let pes = grid / self.n;
+        let pes = grid / n;
         if wx == 0 || wy == 0 || !pes.x.is_multiple_of(wx) || !pes.y.is_multiple_of(wy) {
             return Err(invalid!(
                 "{wx}x{wy} wafers cannot share the {}x{} PEs of this grid evenly: choose wafer counts that divide them",
@@ -260,7 +276,7 @@ impl TsunamiArgs {
                 pes.y
             ));
         }
-        let wafer = WaferGeometry::new(pes.x / wx, pes.y / wy, self.n, kind.spec().comm_width)?;
+        let wafer = WaferGeometry::new(pes.x / wx, pes.y / wy, n, kind.spec().comm_width)?;
         let (cluster, links, placement) = self.cluster.config(wafer)?;
         let swe = kind.shallow_water(base, grid)?;
         impact.check_place(swe.as_ref(), self.lat_range)?;

@@ -96,16 +96,17 @@ pub(crate) fn write(
     let pid = std::process::id();
     let fresh = out.join(format!(".checkpoint.tmp-{pid}"));
     crate::io::create_dir(&fresh)?;
-    for (name, field) in problem.spec().fields.iter().zip(state) {
-        crate::io::write_atomic(
-            &fresh.join(format!("{name}.npy")),
-            &crate::io::field_npy(field),
-        )?;
+    let fields = problem.spec().fields.iter().zip(state);
+    let fields = fields.map(|(name, field)| (format!("{name}.npy"), crate::io::field_npy(field)));
+    let extra = extra
+        .iter()
+        .map(|(name, bytes)| (name.to_string(), bytes.clone()));
+    let mut checksums = serde_json::Map::new();
+    for (name, bytes) in fields.chain(extra) {
+        crate::io::write_atomic(&fresh.join(&name), &bytes)?;
+        checksums.insert(name, crc32fast::hash(&bytes).into());
     }
-    for (name, bytes) in extra {
-        crate::io::write_atomic(&fresh.join(name), bytes)?;
-    }
-    let meta = serde_json::json!({"step": step, "problem": hash(problem, key)});
+    let meta = serde_json::json!({"step": step, "problem": hash(problem, key), "crc32": checksums});
     crate::io::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
     let (last, old) = (dir(out), out.join(format!(".checkpoint.old-{pid}")));
     let io = |e: std::io::Error| Error::Io {
@@ -161,7 +162,30 @@ pub(crate) fn resume(out: &Path, (problem, key): (&Problem, &str)) -> Result<(u6
         .iter()
         .map(read)
         .collect::<Result<_>>()?;
+    check_files(&dir, &meta["crc32"])?;
     Ok((step, problem.clone().starting_from(fields)?))
+}
+
+/// Checks every file of the checkpoint in `dir` against its CRC-32 in `checksums` (meta.json's
+/// `crc32`): a value changed on disk, finite or not, refuses the resume.
+fn check_files(dir: &Path, checksums: &serde_json::Value) -> Result<()> {
+    let checksums = checksums.as_object().ok_or_else(|| {
+        invalid!(
+            "{}: meta.json holds no checksums (damaged, or written by an older wafer-emu); nothing to resume",
+            dir.display()
+        )
+    })?;
+    for (name, expected) in checksums {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        if expected.as_u64() != Some(u64::from(crc32fast::hash(&bytes))) {
+            return Err(invalid!(
+                "{}: its checksum differs from the one written with it: the checkpoint is damaged; nothing to resume",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The error of a run stopped by a signal at `step` after writing its checkpoint in `out`.

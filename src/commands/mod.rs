@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static STOP: AtomicBool = AtomicBool::new(false);
 
 /// From now on SIGINT and SIGTERM ask the running command to stop at its next safe point
-/// (a sweep between cases, a run at its next chunk of steps, with a checkpoint).
+/// (a sweep between cases, a run at its next chunk of steps or sample, with a checkpoint
+/// where it writes them), so that it leaves its folder unlocked and no temporary file.
 pub(crate) fn watch_signals() {
     // A second call in one process fails harmlessly: the handler is already there.
     let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
@@ -26,4 +27,11 @@ pub(crate) fn watch_signals() {
 /// Whether a signal asked to stop.
 pub(crate) fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
+}
+
+/// The error of a run stopped by a signal at `step` that writes no checkpoints.
+pub(crate) fn stopped_unsaved(step: u64) -> crate::Error {
+    crate::Error::Aborted(format!(
+        "stopped by a signal at step {step}; what it wrote so far stays, but without --checkpoint-every it cannot be resumed"
+    ))
 }

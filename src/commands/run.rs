@@ -127,9 +127,7 @@ pub fn run(
         crate::io::check_output_dir(dir, config.force || config.resume)?;
     }
     let (offset, resumed) = resume_point(config)?;
-    if config.checkpoint_every.is_some() {
-        super::watch_signals();
-    }
+    super::watch_signals();
     // A cluster that cannot progress fails now, whichever engine runs first.
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     crate::cluster::Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
@@ -228,29 +226,44 @@ fn step_through(
         .steps
         .div_ceil(PROGRESS_REPORTS)
         .next_multiple_of(crate::blocking::WHOLE_BLOCKS);
+    // A kernel that can blow up is read back and checked after every chunk too.
+    let watch = problem.kernel.shallow_water().is_some();
     loop {
         let step = sim.step() + offset;
         let last = step == config.steps;
         let every = |k: Option<u64>| k.is_some_and(|k| step.is_multiple_of(k));
-        let stop = config.checkpoint_every.is_some() && super::stop_requested();
-        let checkpoint = stop || (every(config.checkpoint_every) && step > offset);
+        let stop = super::stop_requested() && !last;
+        let checkpointing = config.checkpoint_every.is_some();
+        let checkpoint =
+            (stop && checkpointing) || (every(config.checkpoint_every) && step > offset);
         let snapshot = every(config.snapshot_every) && config.out.is_some();
-        // One read-back serves the checkpoint, the snapshot and the last step.
-        let state = match last || snapshot || checkpoint {
+        // One read-back serves the check, the checkpoint, the snapshot and the last step.
+        let state = match last || snapshot || checkpoint || (watch && step > offset) {
             true => Some(sim.state()?),
             false => None,
         };
+        // A blown-up state never replaces the last sound checkpoint; its snapshot is kept.
+        if let Some(state) = &state {
+            if let Err(blown) = problem.kernel.check_state(state, step) {
+                if let Some(dir) = config.out.as_ref().filter(|_| snapshot || last) {
+                    outputs.extend(write_snapshot(config, (dir, problem), state, step)?);
+                }
+                return Err(blown);
+            }
+        }
         if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
             checkpoint::write(dir, (problem, ""), step, state, &[])?;
         }
-        if let Some(dir) = config.out.as_ref().filter(|_| stop && !last) {
-            return Err(checkpoint::stopped(dir, step));
+        if stop {
+            return Err(match config.out.as_ref().filter(|_| checkpointing) {
+                Some(dir) => checkpoint::stopped(dir, step),
+                None => super::stopped_unsaved(step),
+            });
         }
         if let Some(state) = state.filter(|_| last || snapshot) {
             if let Some(dir) = &config.out {
                 outputs.extend(write_snapshot(config, (dir, problem), &state, step)?);
             }
-            problem.kernel.check_state(&state, step)?;
             if last {
                 return Ok((state, stepping));
             }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use glam::UVec2;
 
+use crate::blocking::TIME_BLOCKS;
 use crate::cluster::Scheduler;
 use crate::engine::cpu::{CpuCluster, CpuGlobal};
 use crate::engine::gpu::point_blocks;
@@ -319,16 +320,24 @@ pub fn longest_auto_block(hardware: Hardware, spec: &KernelSpec) -> u32 {
     match (hardware, spec.stages.len()) {
         (Hardware::SoftwareAdapter(_), 1) | (Hardware::Gpu(_), _) => 5,
         (Hardware::SoftwareAdapter(_), _) => point_blocks::LONGEST,
-        (Hardware::Cpu, 1) => 15,
-        (Hardware::Cpu, _) => 9,
+        (Hardware::Cpu, _) => {
+            let stages = spec.stages.len() as u32;
+            let fits = |k: &u32| k * stages <= CPU_BLOCK_REMAPS;
+            TIME_BLOCKS.into_iter().filter(fits).max().unwrap_or(1)
+        }
     }
 }
 
+/// The most remaps a CPU time block of `auto` spans: past it the reach that every span
+/// computes twice costs more than the block saves (docs/performance.md: heat past 15 steps,
+/// the paper's shallow water past 9, `swe-c`'s three stages past 5).
+const CPU_BLOCK_REMAPS: u32 = 18;
+
 /// Steps per time block that `auto` uses for `problem`: on a GPU 5; on a CPU adapter 5, 3
-/// for shallow water (the longest it carries in registers); on the CPU backend 15 for one
-/// stage, else 9 (the lengths past which longer blocks ran no faster); shorter where that
-/// block does not fit the wafer (no point clear of its link bands, or on an adapter no plan
-/// under its tuning, [`TimeBlocks::plan`]), none where none does.
+/// for shallow water (the longest it carries in registers); on the CPU backend the longest
+/// of at most [`CPU_BLOCK_REMAPS`] remaps (15 steps of one stage, 9 of two, 5 of three);
+/// shorter where that block does not fit the wafer (no point clear of its link bands, or on
+/// an adapter no plan under its tuning, [`TimeBlocks::plan`]), none where none does.
 pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
     let spec = problem.spec();
     let longest = longest_auto_block(hardware, spec);
@@ -339,7 +348,7 @@ pub fn auto_time_block(hardware: Hardware, problem: &Problem) -> u32 {
         }
         Hardware::Cpu => crate::blocking::link_band(spec, wafer, k).is_ok(),
     };
-    crate::blocking::TIME_BLOCKS
+    TIME_BLOCKS
         .into_iter()
         .filter(|&k| k <= longest && fits(k))
         .max()

@@ -19,11 +19,26 @@ const LOCK: &str = ".wafer-emu.lock";
 /// lock always counts as held.
 fn is_stale(lock: &Path) -> bool {
     let pid = std::fs::read_to_string(lock).map(|text| text.trim().parse::<u32>());
-    match pid {
-        Ok(Ok(pid)) => {
-            Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
+    matches!(pid, Ok(Ok(pid)) if is_gone(pid))
+}
+
+/// Whether process `pid` is gone (only where `/proc` tells).
+fn is_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// Removes the temporary files (`.NAME.tmp-PID`, [`super::files`]) that a run which is gone
+/// left in `dir` mid-write (killed outright); a checkpoint's own are its to recover.
+fn remove_stale_temporaries(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .rsplit_once(".tmp-")
+            .and_then(|(_, p)| p.parse::<u32>().ok());
+        let temporary = name.starts_with('.') && !name.starts_with(".checkpoint.");
+        if temporary && pid.is_some_and(is_gone) && entry.path().is_file() {
+            let _ = std::fs::remove_file(entry.path());
         }
-        _ => false,
     }
 }
 
@@ -74,6 +89,8 @@ pub enum Earlier {
 pub struct OutputDir {
     dir: PathBuf,
     lock: PathBuf,
+    /// The claim created the folder: dropped empty (a run refused before it wrote), it goes.
+    created: bool,
 }
 
 impl Drop for OutputDir {
@@ -81,12 +98,17 @@ impl Drop for OutputDir {
         let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
         claimed.retain(|(dir, _)| *dir != self.dir);
         let _ = std::fs::remove_file(&self.lock);
+        if self.created {
+            // Only an empty folder is removed; one holding anything stays.
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 }
 
 /// Creates `dir` and takes its lock, from a run that is gone too (refused while another run
 /// holds it), then keeps or removes the files earlier runs listed there.
 pub fn claim_dir(dir: &Path, earlier: Earlier) -> Result<OutputDir> {
+    let created = std::fs::symlink_metadata(dir).is_err();
     create_dir(dir)?;
     let lock = dir.join(LOCK);
     if is_stale(&lock) {
@@ -109,9 +131,11 @@ pub fn claim_dir(dir: &Path, earlier: Earlier) -> Result<OutputDir> {
         }
         Err(e) => return Err(io_error(&lock, e)),
     }
+    remove_stale_temporaries(dir);
     let claim = OutputDir {
         dir: absolute(dir),
         lock,
+        created,
     };
     let mut listed = read_written(dir)?;
     if earlier == Earlier::Replace {

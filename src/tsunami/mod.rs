@@ -310,7 +310,8 @@ impl Tracker {
             .for_each(|(k, ((max, fastest), arrival))| {
                 let size = eta.data[k].abs();
                 *max = max.max(size);
-                *fastest = fastest.max(u.data[k].hypot(v.data[k]));
+                let (uu, vv) = (u.data[k], v.data[k]);
+                *fastest = fastest.max((uu * uu + vv * vv).sqrt());
                 if size > threshold && arrival.is_nan() {
                     *arrival = time as f32;
                 }

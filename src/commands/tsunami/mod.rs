@@ -14,7 +14,7 @@ use super::checkpoint;
 use crate::blocking;
 use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
-use crate::kernels::swe::ShallowWater;
+use crate::kernels::swe::{check_centres, ShallowWater};
 use crate::kernels::Kernel;
 use crate::model::{Problem, Simulator};
 use crate::tsunami::netcdf::TsunamiFile;
@@ -261,14 +261,16 @@ pub fn tsunami(
 ) -> Result<TsunamiReport> {
     crate::io::check_output_dir(&config.out, config.force || config.resume)?;
     let swe = &*config.swe;
+    // A region off the grid is refused before anything is written.
+    if let Some(region) = &config.region {
+        pictures::View::of(swe, region)?;
+    }
     let steps = config.steps_in(config.hours * 3600.0);
     let (offset, resumed) = resume_point(config, steps)?;
     let (mut tracker, notes) =
         Tracker::new(swe, &config.gauges, config.threshold, config.gauge_radius)?;
     notes.iter().for_each(|w| on_warning(w));
-    if config.checkpoint_every.is_some() {
-        super::watch_signals();
-    }
+    super::watch_signals();
     let (ctx, warnings) = config.engine.open_for(config.problem.spec())?;
     warnings.iter().for_each(|w| on_warning(w));
     let problem = resumed.as_ref().unwrap_or(&config.problem);
@@ -376,9 +378,9 @@ impl Stepper<'_> {
                 self.observe(step, &state)?;
             }
             let every = self.checkpoint_every();
-            let stop = every.is_some() && super::stop_requested();
+            let stop = super::stop_requested() && !last;
             let due = every.is_some_and(|k| step.is_multiple_of(k) && step > self.offset);
-            if stop || due {
+            if (stop && every.is_some()) || due {
                 let extra = [
                     self.tracker.checkpoint_files(),
                     self.frames.checkpoint_files(),
@@ -387,8 +389,11 @@ impl Stepper<'_> {
                 let problem = (self.problem, key.as_str());
                 checkpoint::write(&config.out, problem, step, &state, &extra.concat())?;
             }
-            if stop && !last {
-                return Err(checkpoint::stopped(&config.out, step));
+            if stop {
+                return Err(match every {
+                    Some(_) => checkpoint::stopped(&config.out, step),
+                    None => super::stopped_unsaved(step),
+                });
             }
             on_progress(time.min(total_s), total_s);
             if last {
@@ -403,8 +408,8 @@ impl Stepper<'_> {
     fn observe(&mut self, step: u64, state: &[GlobalField]) -> Result<()> {
         let (config, swe) = (self.config, &*self.config.swe);
         let time = config.time_of(step);
-        swe.check_state(state, step)?;
         let centres = swe.at_centres(state);
+        check_centres(swe, &centres, step)?;
         if step.is_multiple_of(config.sample_every()) {
             self.tracker.sample(time, &centres);
         }

@@ -494,6 +494,7 @@ impl Simulator for CpuCluster {
         let shift = self.kernel.spec().shift_after(self.remaps);
         let fields = self.kernel.spec().fields.len();
         Ok((0..fields)
+            .into_par_iter()
             .map(|f| {
                 let mut field = GlobalField::zeros(nx, ny);
                 for (k, wafer) in self.sram.iter().enumerate() {

@@ -179,9 +179,9 @@ pub struct SweConfig {
     /// Seconds that a whole number of steps must make (the tsunami's sampling interval), if
     /// any: the time step is then the largest stable one that divides it.
     pub sample_interval: Option<f64>,
-    /// Step counts per sampling interval to round up to, the nearest one at or above the
-    /// fewest stable steps (the time-block lengths of the engine, so that every step runs in
-    /// a block); none: the fewest.
+    /// Time-block lengths whose multiples the steps per sampling interval round up to, the
+    /// nearest multiple at or above the fewest stable steps (so that every step runs in a
+    /// block of the engine); none: the fewest.
     pub step_counts: Vec<u32>,
 }
 
@@ -266,7 +266,8 @@ impl SweConfig {
     }
 
     /// The stable time step `dt`, shortened to divide the sampling interval where there is
-    /// one into a whole number of steps, rounded up to the next of `step_counts`.
+    /// one into a whole number of steps, rounded up to the nearest multiple of one of
+    /// `step_counts`.
     pub fn step_dividing(&self, dt: f64) -> f64 {
         let Some(t) = self.sample_interval else {
             return dt;
@@ -275,8 +276,8 @@ impl SweConfig {
         let steps = self
             .step_counts
             .iter()
-            .map(|&k| k as f64)
-            .find(|&k| k >= fewest);
+            .map(|&k| (fewest / k as f64).ceil() * k as f64)
+            .min_by(f64::total_cmp);
         t / steps.unwrap_or(fewest)
     }
 }
@@ -524,19 +525,35 @@ pub(crate) fn check_state(
     state: &[GlobalField],
     step: u64,
 ) -> Result<()> {
+    check_centres(kernel, &kernel.at_centres(state), step)
+}
+
+/// [`check_state`] on the state's values at the centres.
+pub fn check_centres(
+    kernel: &dyn ShallowWater,
+    [eta, u, v]: &[GlobalField; 3],
+    step: u64,
+) -> Result<()> {
     use rayon::prelude::*;
-    let [eta, u, v] = kernel.at_centres(state);
     let sphere = kernel.sphere();
     let m = &sphere.mercator;
     let limit = kernel.speed_limit();
-    let sound =
-        |k: usize| eta.data[k].is_finite() && (u.data[k] as f64).hypot(v.data[k] as f64) <= limit;
-    let Some(first) = (0..eta.data.len())
+    let sound = |k: usize| {
+        let (uu, vv) = (u.data[k] as f64, v.data[k] as f64);
+        eta.data[k].is_finite() & (uu * uu + vv * vv <= limit * limit)
+    };
+    // Whole rows at a time: the test of a row vectorises, and only a bad one is searched.
+    let nx = eta.nx as usize;
+    let row_sound = |y: usize| (y * nx..(y + 1) * nx).fold(true, |all, k| all & sound(k));
+    let Some(row) = (0..eta.ny as usize)
         .into_par_iter()
-        .find_first(|&k| !sound(k))
+        .find_first(|&y| !row_sound(y))
     else {
         return Ok(());
     };
+    let first = (row * nx..(row + 1) * nx)
+        .find(|&k| !sound(k))
+        .expect("a bad row holds a bad point");
     let (x, y) = (first as u32 % eta.nx, first as u32 / eta.nx);
     let (uu, vv, e) = (u.at(x, y), v.at(x, y), eta.at(x, y));
     let speed = (uu as f64).hypot(vv as f64);

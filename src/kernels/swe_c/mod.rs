@@ -391,15 +391,34 @@ impl ShallowWater for SweC {
 
     /// `u` and `v` at a centre are the means of its two faces'.
     fn at_centres(&self, state: &[GlobalField]) -> [GlobalField; 3] {
+        use rayon::prelude::*;
         let (u, v, eta) = (&state[0], &state[1], &state[2]);
-        let (nx, ny) = (eta.nx, eta.ny);
-        let west = |x: u32| (x + nx - 1) % nx;
-        let south = |y: u32| (y + ny - 1) % ny;
-        [
-            eta.clone(),
-            GlobalField::from_fn(nx, ny, |x, y| 0.5 * (u.at(west(x), y) + u.at(x, y))),
-            GlobalField::from_fn(nx, ny, |x, y| 0.5 * (v.at(x, south(y)) + v.at(x, y))),
-        ]
+        let (nx, ny) = (eta.nx as usize, eta.ny as usize);
+        let [mut u_c, mut v_c] = [(); 2].map(|_| GlobalField::zeros(eta.nx, eta.ny));
+        fn rows(f: &GlobalField, y: usize) -> &[f32] {
+            &f.data[y * f.nx as usize..][..f.nx as usize]
+        }
+        // A centre's u is the mean of its west and east faces', its v of its south and north.
+        u_c.data
+            .par_chunks_mut(nx)
+            .enumerate()
+            .for_each(|(y, out)| {
+                let east = rows(u, y);
+                out[0] = 0.5 * (east[nx - 1] + east[0]);
+                for (o, w) in out[1..].iter_mut().zip(east.windows(2)) {
+                    *o = 0.5 * (w[0] + w[1]);
+                }
+            });
+        v_c.data
+            .par_chunks_mut(nx)
+            .enumerate()
+            .for_each(|(y, out)| {
+                let (south, north) = (rows(v, (y + ny - 1) % ny), rows(v, y));
+                for ((o, s), n) in out.iter_mut().zip(south).zip(north) {
+                    *o = 0.5 * (s + n);
+                }
+            });
+        [eta.clone(), u_c, v_c]
     }
 
     /// Potential `1/2 rho g eta^2` over wet centres and kinetic `1/2 rho D u u+` over open
