@@ -6,8 +6,8 @@ use anyhow::Result;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use wafer_emu::app::{
-    AdaptersArgs, BenchArgs, Cli, Command, PredictArgs, ReproduceArgs, RunArgs, SweepAction,
-    SweepArgs, SweepCommandLine, TsunamiArgs,
+    kept_command_line, AdaptersArgs, BenchArgs, Cli, Command, PredictArgs, ReproduceArgs, RunArgs,
+    SweepAction, SweepArgs, SweepCommandLine, TsunamiArgs,
 };
 use wafer_emu::commands;
 use wafer_emu::io::JsonTarget;
@@ -21,7 +21,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match dispatch(Cli::parse_from(args).command) {
+    let command = Cli::parse_from(&args).command;
+    if !matches!(command, Command::Resume(_)) {
+        commands::record_command_line(kept_command_line(&args));
+    }
+    match dispatch(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             say(&format!("error: {e:#}"));
@@ -83,6 +87,11 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Tsunami(args) => tsunami(&args),
         Command::Sweep(args) => sweep(args),
         Command::Bench(args) => bench(&args),
+        Command::Resume(args) => {
+            let line = args.command_line("wafer-emu")?;
+            commands::record_command_line(kept_command_line(&line));
+            dispatch(Cli::try_parse_from(line)?.command)
+        }
     }
 }
 

@@ -410,3 +410,37 @@ fn a_run_without_checkpoints_stops_cleanly_on_sigterm() {
     assert!(!stale.exists());
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `wafer-emu resume DIR` replays the command line the checkpoint keeps, with a new length:
+/// the same field as a run that went there in one go; a flag that would change the problem
+/// is refused by name.
+#[test]
+fn a_run_resumes_from_its_folder_alone() {
+    let (whole, parts) = (scratch("folder-whole"), scratch("folder-parts"));
+    let case: Vec<&str> = "run heat5 --pes 4x4 --n 4 --backend cpu"
+        .split(' ')
+        .collect();
+    let at = |dir: &Path| dir.to_str().unwrap().to_owned();
+    ok(&[&case[..], &["--steps", "20", "--out", &at(&whole)]].concat());
+    let first = [
+        "--steps",
+        "10",
+        "--checkpoint-every",
+        "5",
+        "--out",
+        &at(&parts),
+    ];
+    ok(&[&case[..], &first].concat());
+    ok(&["resume", &at(&parts), "--steps", "20"]);
+    let file = "heat5_u_step00000020.npy";
+    assert!(std::fs::read(whole.join(file)).unwrap() == std::fs::read(parts.join(file)).unwrap());
+    let refused = wafer_emu(&["resume", &at(&parts), "--pes", "8x8"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--pes cannot change on resume") && stderr.contains("allowed --steps"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&whole).unwrap();
+    std::fs::remove_dir_all(&parts).unwrap();
+}

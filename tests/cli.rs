@@ -1424,6 +1424,8 @@ fn run_files_hold_the_command_line_and_flags_override_them() {
     assert_eq!(run["kernel"], "heat9");
     assert_eq!(run["steps"], 3);
     assert_eq!(run["pes_per_wafer"][0], 4);
+    assert_eq!(run["plan"]["engine"], "cpu_wafer", "{run}");
+    assert!(run["plan"]["time_block"].is_u64(), "{run}");
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "kernel = \"heat5\"\nstepz = 3\n").unwrap();
     assert_rejected(
@@ -1455,7 +1457,58 @@ fn run_files_hold_the_command_line_and_flags_override_them() {
         std::fs::write(&bad, text).unwrap();
         assert_rejected(&[command, "--config", bad.to_str().unwrap()], needles);
     }
+    assert_rejected(
+        &["run", "--config", file, "--config", bad.to_str().unwrap()],
+        &["--config given twice", "allowed one run file"],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Values past what a count or a cost can hold are refused, naming the flag and the limit,
+/// not wrapped round or printed as inf and NaN.
+#[test]
+fn overflowing_values_are_refused_by_name() {
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &[
+                "predict",
+                "--pes",
+                "65536x65536",
+                "--wafers",
+                "65536x65536",
+                "--full",
+            ],
+            &[
+                "65536x65536 wafers of 65536x65536 PEs",
+                "allowed at most 9.007e15",
+            ],
+        ),
+        (
+            &[
+                "bench",
+                "--time-block",
+                "7",
+                "--steps",
+                "18446744073709551615",
+            ],
+            &["steps = 18446744073709551615: allowed 1..=1000000000"],
+        ),
+        (
+            &["predict", "--link-latency-us", "1e12"],
+            &["a link's latency (--link-latency-us"],
+        ),
+        (
+            &["predict", "--clock-ghz", "1e12"],
+            &["--clock-ghz", "allowed less than"],
+        ),
+        (
+            &["predict", "--set", "hop_latency_ns=1e30"],
+            &["a link's latency", "hop_latency_ns"],
+        ),
+    ];
+    for (args, needles) in cases {
+        assert_rejected(args, needles);
+    }
 }
 
 /// A headless machine without `XDG_RUNTIME_DIR` hears nothing from Mesa's window-system code.

@@ -826,13 +826,38 @@ fn auto_blocks_what_each_backend_can_block() {
     }
 }
 
+/// The engine is decided once, as a value: on the CPU backend `auto` is the CPU wafer in
+/// time blocks of at most 18 remaps (15 steps of heat, 5 of swe-c), `wafer` without them,
+/// `global` the CPU's global kernel.
+#[test]
+fn the_engine_plan_is_a_value() {
+    use wafer_emu::engine::{plan, Backend, EngineKind, EnginePlan, RunLength};
+    let run = RunLength::whole(45);
+    let cpu_wafer = |time_block| EnginePlan::CpuWafer { time_block };
+    for (kernel, engine, expected) in [
+        (KernelKind::Heat5, EngineKind::Auto, cpu_wafer(15)),
+        (KernelKind::SweC, EngineKind::Auto, cpu_wafer(5)),
+        (KernelKind::Heat5, EngineKind::Wafer, cpu_wafer(1)),
+        (KernelKind::Heat5, EngineKind::Fused, cpu_wafer(1)),
+        (
+            KernelKind::Heat5,
+            EngineKind::Global,
+            EnginePlan::Global { on: Backend::Cpu },
+        ),
+    ] {
+        let problem = common::kernel_problem(kernel, (1, 1), (32, 32), 2, 1);
+        let decided = plan(engine, None, &problem, (&Placement::default(), run)).unwrap();
+        assert_eq!(decided, expected, "{kernel:?} on {engine:?}");
+    }
+}
+
 /// A wafer larger than one storage binding runs as a block of sub-wafers (along y, then
 /// along both sides as the limit shrinks): bit for bit the whole wafer's run, every field, on
 /// the explicit, fused and auto engines and on two devices, with the links that were asked
 /// for in its report (their packages counted by the sub-wafers' schedule).
 #[test]
 fn a_wafer_larger_than_a_binding_runs_as_sub_wafers_bit_for_bit() {
-    use wafer_emu::engine::{simulator, sub_wafers, EngineKind, RunLength};
+    use wafer_emu::engine::{plan, simulator, sub_wafers, EngineKind, RunLength};
     let Some(ctx) = common::gpu() else { return };
     let state_bits = |sim: &dyn Simulator| -> Vec<u32> {
         let state = sim.state().unwrap();
@@ -884,9 +909,13 @@ fn a_wafer_larger_than_a_binding_runs_as_sub_wafers_bit_for_bit() {
             for &(_, limit) in &splits[..2] {
                 let what = format!("{what} on {devices} device(s) below {limit} bytes");
                 let split = &placed(limit);
-                let mut split = simulator(engine, Some(&ctx), &problem, (split, run)).unwrap();
+                let open = |placement| {
+                    let plan = plan(engine, Some(&ctx), &problem, (placement, run)).unwrap();
+                    simulator(&plan, Some(&ctx), &problem, placement).unwrap()
+                };
+                let mut split = open(split);
                 let whole = &placed(1 << 30);
-                let mut whole = simulator(engine, Some(&ctx), &problem, (whole, run)).unwrap();
+                let mut whole = open(whole);
                 assert!(
                     split.describe().contains("sub-wafers of"),
                     "{}",

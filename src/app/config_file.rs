@@ -27,6 +27,12 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
         .filter(|&(k, _)| k + 2 != at && k + 2 != at + 1)
         .map(|(_, a)| a.clone())
         .collect();
+    if let Some(k) = rest.iter().position(|a| a == "--config") {
+        let other = rest.get(k + 1).map_or("", String::as_str);
+        return Err(invalid!(
+            "--config given twice ({path} and {other}): allowed one run file"
+        ));
+    }
     let positional_given = rest.first().is_some_and(|a| !a.starts_with('-'));
     let mut out = vec![args[0].clone(), name.clone()];
     out.extend(kernel.filter(|_| !positional_given));

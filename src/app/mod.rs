@@ -6,6 +6,7 @@ mod bench;
 mod config_file;
 mod predict;
 mod reproduce;
+mod resume;
 mod run;
 mod sweep;
 mod tsunami;
@@ -15,6 +16,7 @@ pub use bench::{BenchArgs, BenchTimeBlock};
 pub use config_file::{toml_flags, with_config};
 pub use predict::PredictArgs;
 pub use reproduce::ReproduceArgs;
+pub use resume::{kept_command_line, ResumeArgs};
 pub use run::{HeatArgs, RunArgs, SweArgs};
 pub use sweep::{SweepAction, SweepArgs, SweepCommandLine};
 pub use tsunami::TsunamiArgs;
@@ -58,6 +60,9 @@ pub enum Command {
     /// The asteroid tsunami of the paper's section 5.2.3 on real relief: frames, maps, gauges
     /// and a CF NetCDF file.
     Tsunami(TsunamiArgs),
+    /// Continue a run or tsunami from the checkpoint in its folder, with the command line that
+    /// wrote it (`wafer-emu resume DIR --steps 500`: only the run's length and outputs may change).
+    Resume(ResumeArgs),
     /// Run many `run` or `predict` cases from a sweep file (TOML: `command`, `[base]`,
     /// `[vary]` lists, `[[case]]`): one folder per case and one results table (JSONL and
     /// CSV); resumable, and shardable for Slurm array jobs.

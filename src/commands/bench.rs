@@ -9,12 +9,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::cluster::ClusterGeometry;
-use crate::engine::cpu::CpuCluster;
 use crate::engine::gpu::{
-    direct_reads, fused_block, tile_cap, CopyKernel, GpuCluster, GpuContext, GpuGlobal, Placement,
-    Profile, TimeBlocks,
+    direct_reads, fused_block, tile_cap, CopyKernel, GpuContext, GpuGlobal, Placement, Profile,
+    TimeBlocks,
 };
-use crate::engine::{auto_time_block, EngineRequest, Hardware};
+use crate::engine::{self, auto_time_block, EnginePlan, EngineRequest, Hardware};
 use crate::kernels::{Kernel, KernelKind};
 use crate::model::{Problem, Simulator};
 use crate::wafer::WaferGeometry;
@@ -52,15 +51,17 @@ pub struct BenchConfig {
     pub profile: bool,
 }
 
+/// Most steps (and repetitions) a bench times: a billion steps of one point, far beyond a
+/// measurement's need, and clear of overflow when rounded up to whole time blocks.
+pub const MAX_BENCH_STEPS: u64 = 1_000_000_000;
+
 impl BenchConfig {
     /// Checks that every `n` divides the grid and the counts are positive.
     pub fn validate(&self) -> Result<()> {
-        if self.steps == 0 || self.reps == 0 {
-            return Err(invalid!(
-                "steps = {} and reps = {} must both be >= 1",
-                self.steps,
-                self.reps
-            ));
+        for (name, v) in [("steps", self.steps), ("reps", self.reps as u64)] {
+            if !(1..=MAX_BENCH_STEPS).contains(&v) {
+                return Err(invalid!("{name} = {v}: allowed 1..={MAX_BENCH_STEPS}"));
+            }
         }
         let most = crate::wafer::MAX_PES as u64 * crate::wafer::MAX_N as u64;
         if self.grid == 0 || self.grid as u64 > most {
@@ -420,8 +421,9 @@ fn add_cluster_variants(
                 cluster.wafers_x, cluster.wafers_y, g.pes_x, g.pes_y, n
             );
             lineup.add(name, |name| {
-                let mut variant =
-                    stepper(name, GpuCluster::new(ctx.clone(), &problem, &placement)?);
+                let plan = EnginePlan::gpu_wafer(false, 1);
+                let sim = engine::simulator(&plan, Some(ctx), &problem, &placement)?;
+                let mut variant = stepper(name, sim);
                 variant.baseline = Some(wafer_name("GPU", &problem.geometry));
                 Ok(variant)
             })?;
@@ -430,7 +432,7 @@ fn add_cluster_variants(
     Ok(())
 }
 
-fn stepper(name: String, mut sim: impl Simulator + 'static) -> Variant<'static> {
+fn stepper(name: String, mut sim: Box<dyn Simulator>) -> Variant<'static> {
     Variant::new(name, move |steps| sim.advance(steps))
 }
 
@@ -457,15 +459,16 @@ fn add_gpu_variants(
             1 => name,
             k => format!("{name} in {k} bands of rows"),
         };
-        Ok(stepper(name, global))
+        Ok(stepper(name, Box::new(global)))
     })?;
+    let built = |problem, (fused, time_block)| {
+        let plan = EnginePlan::gpu_wafer(fused, time_block);
+        engine::simulator(&plan, Some(ctx), problem, &Placement::default())
+    };
     for (problem, &time_block) in problems.iter().zip(blocks) {
         let explicit = wafer_name("GPU", &problem.geometry);
         lineup.add(explicit.clone(), |name| {
-            Ok(stepper(
-                name,
-                GpuCluster::new(ctx.clone(), problem, &Placement::default())?,
-            ))
+            Ok(stepper(name, built(problem, (false, 1))?))
         })?;
         let g = problem.geometry;
         let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
@@ -476,12 +479,8 @@ fn add_gpu_variants(
             lineup.skipped.push((name, why));
             continue;
         }
-        let fused = Placement {
-            fused: true,
-            ..Placement::default()
-        };
         lineup.add(name.clone(), |name| {
-            let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &fused)?);
+            let mut variant = stepper(name, built(problem, (true, 1))?);
             variant.baseline = Some(explicit.clone());
             Ok(variant)
         })?;
@@ -491,12 +490,8 @@ fn add_gpu_variants(
                 lineup.skipped.push((name, why));
                 continue;
             }
-            let blocked = Placement {
-                time_block,
-                ..fused.clone()
-            };
             lineup.add(name, |name| {
-                let mut variant = stepper(name, GpuCluster::new(ctx.clone(), problem, &blocked)?);
+                let mut variant = stepper(name, built(problem, (true, time_block))?);
                 variant.baseline = Some(explicit.clone());
                 variant.block = time_block;
                 Ok(variant)
@@ -526,9 +521,11 @@ fn add_cpu_variants(
         }));
     for (problem, &time_block) in problems.iter().zip(blocks) {
         let plain = wafer_name("CPU", &problem.geometry);
-        lineup.add(plain.clone(), |name| {
-            Ok(stepper(name, CpuCluster::new(problem)?))
-        })?;
+        let built = |time_block| {
+            let plan = EnginePlan::CpuWafer { time_block };
+            engine::simulator(&plan, None, problem, &Placement::default())
+        };
+        lineup.add(plain.clone(), |name| Ok(stepper(name, built(1)?)))?;
         if time_block > 1 {
             let name = format!("{plain}, time blocks of {time_block}");
             let g = problem.cluster.wafer;
@@ -537,8 +534,7 @@ fn add_cpu_variants(
                 continue;
             }
             lineup.add(name, |name| {
-                let cpu = CpuCluster::new(problem)?.with_time_block(problem, time_block);
-                let mut variant = stepper(name, cpu);
+                let mut variant = stepper(name, built(time_block)?);
                 variant.baseline = Some(plain.clone());
                 variant.block = time_block;
                 Ok(variant)

@@ -66,6 +66,30 @@ fn name_starts(path: &Path, prefix: &str) -> bool {
         .is_some_and(|n| n.starts_with(prefix))
 }
 
+/// The command line a checkpoint keeps for `wafer-emu resume` ([`record_command_line`]).
+static COMMAND_LINE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// Keeps `line` (the command, its positional arguments and flags, without where it writes) in
+/// every checkpoint this process writes, so that `wafer-emu resume DIR` can replay it.
+pub fn record_command_line(line: Vec<String>) {
+    let _ = COMMAND_LINE.set(line);
+}
+
+/// The command line kept in the checkpoint of run folder `out`.
+pub fn command_line(out: &Path) -> Result<Vec<String>> {
+    let dir = latest(out);
+    let meta = std::fs::read_to_string(dir.join("meta.json"))
+        .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    serde_json::from_value(meta["command"].clone()).map_err(|_| {
+        invalid!(
+            "{}: the checkpoint keeps no command line (written by an earlier wafer-emu, or by the library): resume with the command line that wrote it and --resume",
+            dir.display()
+        )
+    })
+}
+
 /// What must match for a checkpoint to continue a run: the kernel with its parameters, the
 /// cluster and its links, and `key`, the command's own settings (FNV-1a of their
 /// description, stable across runs of one version).
@@ -106,7 +130,12 @@ pub(crate) fn write(
         crate::io::write_atomic(&fresh.join(&name), &bytes)?;
         checksums.insert(name, crc32fast::hash(&bytes).into());
     }
-    let meta = serde_json::json!({"step": step, "problem": hash(problem, key), "crc32": checksums});
+    let meta = serde_json::json!({
+        "step": step,
+        "problem": hash(problem, key),
+        "crc32": checksums,
+        "command": COMMAND_LINE.get(),
+    });
     crate::io::write_atomic(&fresh.join("meta.json"), format!("{meta:#}\n").as_bytes())?;
     let (last, old) = (dir(out), out.join(format!(".checkpoint.old-{pid}")));
     let io = |e: std::io::Error| Error::Io {

@@ -13,6 +13,8 @@ pub mod tsunami;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use checkpoint::{command_line as checkpoint_command_line, record_command_line};
+
 /// Set by SIGINT or SIGTERM once [`watch_signals`] ran.
 static STOP: AtomicBool = AtomicBool::new(false);
 

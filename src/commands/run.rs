@@ -74,6 +74,8 @@ pub struct CheckResult {
 pub struct RunReport {
     pub problem: Problem,
     pub steps: u64,
+    /// What ran, as decided ([`engine::plan`]) and in words.
+    pub plan: engine::EnginePlan,
     pub engine: String,
     /// Wall time spent stepping (no setup, readback or output).
     pub stepping: Duration,
@@ -146,19 +148,20 @@ pub fn run(
     // engine: a block that does not fit between two of them runs as single steps.
     let run = engine::RunLength::whole(config.steps - offset);
     let engine = (&config.engine.placement, run);
-    let mut sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, engine)?;
+    let plan = engine::plan(config.engine_kind, ctx.as_ref(), problem, engine)?;
+    let mut sim = engine::simulator(&plan, ctx.as_ref(), problem, engine.0)?;
     // The check's engine is opened now, so that one that does not fit is refused before any
     // work or file; both are held at the end anyway, to compare their states.
     let reference = match config.check {
         true => Some(
-            engine::simulator(config.engine_kind.other(), ctx.as_ref(), problem, engine).map_err(
-                |e| match e {
+            engine::plan(config.engine_kind.other(), ctx.as_ref(), problem, engine)
+                .and_then(|plan| engine::simulator(&plan, ctx.as_ref(), problem, engine.0))
+                .map_err(|e| match e {
                     Error::TooLarge(why) => {
                         Error::TooLarge(format!("--check: {why}, or drop --check"))
                     }
                     e => e,
-                },
-            )?,
+                })?,
         ),
         false => None,
     };
@@ -179,6 +182,7 @@ pub fn run(
     let report = RunReport {
         problem: problem.clone(),
         steps: config.steps - offset,
+        plan,
         engine: sim.describe(),
         stepping,
         final_field_range: state.iter().map(GlobalField::range).collect(),
@@ -367,6 +371,7 @@ impl RunReport {
             "w": c.wafer.w,
             "grid": p.geometry.global_size(),
             "steps": self.steps,
+            "plan": self.plan,
             "engine": self.engine,
             "stepping_seconds": self.stepping.as_secs_f64(),
             "updates_per_second": self.updates_per_second(),
@@ -429,6 +434,7 @@ impl fmt::Display for RunReport {
         writeln!(f, "global grid   {nx} x {ny} = {} points", g.points())?;
         writeln!(f, "steps         {}", self.steps)?;
         writeln!(f, "engine        {}", self.engine)?;
+        writeln!(f, "plan          {}", self.plan.line())?;
         writeln!(
             f,
             "wall time     {secs:.3} s stepping (emulator wall clock, not emulated time)"

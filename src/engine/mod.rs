@@ -3,6 +3,9 @@
 
 pub mod cpu;
 pub mod gpu;
+mod plan;
+
+pub use plan::{Backend, EnginePlan};
 
 use std::sync::Arc;
 
@@ -402,42 +405,83 @@ pub fn sub_wafers(
     }
 }
 
-/// The engine of `kind` on the context's adapter (the cluster placed as `placement` says,
-/// wafers larger than a storage binding as sub-wafers, [`sub_wafers`]), or on the CPU
-/// without one.
-pub fn simulator(
+/// The engine of `kind` for `problem` on the context's adapter, or on the CPU without one:
+/// `auto` resolved ([`EngineKind::resolve`]), wafers larger than a storage binding as
+/// sub-wafers ([`sub_wafers`]).
+pub fn plan(
     kind: EngineKind,
     ctx: Option<&Arc<GpuContext>>,
     problem: &Problem,
     engine: (&Placement, RunLength),
-) -> Result<Box<dyn Simulator>> {
+) -> Result<EnginePlan> {
     let parts = sub_wafers(kind, ctx, problem, engine)?;
-    if parts != UVec2::ONE {
-        // A link that cannot progress is named as asked for, not as the sub-wafers' link.
-        Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
-    }
     let emulated = split::split(problem, parts)?;
     let (kind, placement) = placed(kind, &emulated, Hardware::of(ctx), engine);
-    let placement = Placement {
-        sub_wafers: parts,
-        ..placement
-    };
     Ok(match (kind, ctx) {
-        (EngineKind::Wafer | EngineKind::Fused, Some(ctx)) => {
-            let cluster = GpuCluster::new(ctx.clone(), &emulated, &placement)?;
+        (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
+        (EngineKind::Global, Some(_)) => EnginePlan::Global {
+            on: Backend::Adapter,
+        },
+        (EngineKind::Global, None) => EnginePlan::Global { on: Backend::Cpu },
+        (EngineKind::Wafer | EngineKind::Fused, None) => EnginePlan::CpuWafer {
+            time_block: placement.time_block,
+        },
+        (EngineKind::Wafer | EngineKind::Fused, Some(_)) => EnginePlan::GpuWafer {
+            fused: placement.fused,
+            time_block: placement.time_block,
+            sub_wafers: parts.to_array(),
+        },
+    })
+}
+
+/// The engine `plan` says for `problem`, the cluster placed on devices as `placement` says.
+pub fn simulator(
+    plan: &EnginePlan,
+    ctx: Option<&Arc<GpuContext>>,
+    problem: &Problem,
+    placement: &Placement,
+) -> Result<Box<dyn Simulator>> {
+    Ok(match (*plan, ctx) {
+        (
+            EnginePlan::GpuWafer {
+                fused,
+                time_block,
+                sub_wafers,
+            },
+            Some(ctx),
+        ) => {
+            let parts = UVec2::from_array(sub_wafers);
+            if parts != UVec2::ONE {
+                // A link that cannot progress is named as asked for, not as the sub-wafers' link.
+                Scheduler::new(problem.cluster, &problem.link_specs).preflight()?;
+            }
+            let placement = Placement {
+                fused,
+                time_block,
+                sub_wafers: parts,
+                ..placement.clone()
+            };
+            let cluster = GpuCluster::new(ctx.clone(), &split::split(problem, parts)?, &placement)?;
             match parts == UVec2::ONE {
                 true => Box::new(cluster),
                 false => Box::new(SplitCluster::new(cluster, problem.cluster, parts)),
             }
         }
-        (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
-        (EngineKind::Wafer | EngineKind::Fused, None) => {
-            Box::new(CpuCluster::new(problem)?.with_time_block(problem, placement.time_block))
+        (EnginePlan::CpuWafer { time_block }, _) => {
+            Box::new(CpuCluster::new(problem)?.with_time_block(problem, time_block))
         }
-        (EngineKind::Global, Some(ctx)) => {
-            let binding = GpuCluster::max_binding(ctx, engine.0);
+        (
+            EnginePlan::Global {
+                on: Backend::Adapter,
+            },
+            Some(ctx),
+        ) => {
+            let binding = GpuCluster::max_binding(ctx, placement);
             Box::new(GpuGlobal::within(ctx.clone(), problem, binding)?)
         }
-        (EngineKind::Global, None) => Box::new(CpuGlobal::new(problem)?),
+        (EnginePlan::Global { .. }, _) => Box::new(CpuGlobal::new(problem)?),
+        (EnginePlan::GpuWafer { .. }, None) => {
+            return Err(crate::invalid!("the plan {} needs an adapter", plan.line()))
+        }
     })
 }

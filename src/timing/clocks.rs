@@ -50,6 +50,9 @@ pub struct ClusterShape {
     pub p: u32,
 }
 
+/// Most points a cluster of the timing model holds: its counts and rates stay exact in f64.
+pub const MAX_CLUSTER_POINTS: u128 = 1 << 53;
+
 impl ClusterShape {
     /// Checks the counts; errors name the value and the range.
     pub fn validate(&self) -> Result<()> {
@@ -71,6 +74,28 @@ impl ClusterShape {
                 "n = {} is out of range: allowed 1..={}",
                 self.n,
                 crate::wafer::MAX_N
+            ));
+        }
+        let points = [
+            self.wafers_x,
+            self.wafers_y,
+            self.pes_x,
+            self.pes_y,
+            self.n,
+            self.n,
+        ]
+        .into_iter()
+        .fold(1u128, |product, v| product * u128::from(v));
+        if points > MAX_CLUSTER_POINTS {
+            return Err(invalid!(
+                "{}x{} wafers of {}x{} PEs with n = {} hold {points:.3e} points: allowed at most {MAX_CLUSTER_POINTS:.3e} (2^53, counted exactly in f64)",
+                self.wafers_x,
+                self.wafers_y,
+                self.pes_x,
+                self.pes_y,
+                self.n,
+                points = points as f64,
+                MAX_CLUSTER_POINTS = MAX_CLUSTER_POINTS as f64
             ));
         }
         Ok(())
@@ -227,17 +252,26 @@ impl ClusterClocks {
             }
         }
         let costs = Costs::new(params, &shape);
-        let largest = [
-            costs.interior + costs.edge,
-            costs.latency_h,
-            costs.latency_v,
-            costs.jitter,
-            costs.serialise_h,
-            costs.serialise_v,
+        let latency = "a link's latency (--link-latency-us, hop_latency_ns and --clock-ghz)";
+        let serialise = "a package's serialisation (--link-bandwidth-gbps and --clock-ghz)";
+        let costs_named = [
+            (
+                costs.interior + costs.edge,
+                "a step's compute (a0, a1, a2 at n, and --clock-ghz)",
+            ),
+            (costs.latency_h, latency),
+            (costs.latency_v, latency),
+            (
+                costs.jitter,
+                "the links' jitter (link_jitter_us and --clock-ghz)",
+            ),
+            (costs.serialise_h, serialise),
+            (costs.serialise_v, serialise),
         ];
-        if largest.iter().any(|&t| t >= MAX_COST_TICKS) {
+        if let Some((ticks, what)) = costs_named.iter().find(|(t, _)| *t >= MAX_COST_TICKS) {
             return Err(invalid!(
-                "a step or link costs over {} cycles with these parameters: allowed less",
+                "{what} costs {:.3e} cycles or more with these parameters: allowed less than {:.3e}",
+                *ticks as f64 / TICKS_PER_CYCLE,
                 MAX_COST_TICKS as f64 / TICKS_PER_CYCLE
             ));
         }

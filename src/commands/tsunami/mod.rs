@@ -182,6 +182,8 @@ pub fn grid_for(resolution: f64, (south, north): (f64, f64), n: u32) -> Result<U
 #[derive(Clone, Debug)]
 pub struct TsunamiReport {
     pub lines: Vec<(String, String)>,
+    /// What ran ([`engine::plan`]).
+    pub plan: engine::EnginePlan,
     pub files: Vec<PathBuf>,
     pub tracker: Tracker,
     /// On a flat ocean, each gauge's exact first arrival.
@@ -198,6 +200,7 @@ impl TsunamiReport {
             "command": "tsunami",
             "version": env!("CARGO_PKG_VERSION"),
             "summary": self.lines.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            "plan": self.plan,
             "threshold_m": t.threshold,
             "gauges": t.gauges.iter().map(|r| serde_json::json!({
                 "name": r.gauge.name,
@@ -279,7 +282,8 @@ pub fn tsunami(
         interval: config.sample_every(),
     };
     let placement = (&config.engine.placement, run);
-    let sim = engine::simulator(config.engine_kind, ctx.as_ref(), problem, placement)?;
+    let plan = engine::plan(config.engine_kind, ctx.as_ref(), problem, placement)?;
+    let sim = engine::simulator(&plan, ctx.as_ref(), problem, placement.0)?;
     let _claim = checkpoint::claim(&config.out, config.resume)?;
     let depth = swe.depth_field();
     let header = netcdf_header(config, &tracker, &depth, steps);
@@ -297,6 +301,7 @@ pub fn tsunami(
     let mut stepper = Stepper {
         config,
         problem,
+        plan,
         sim,
         tracker,
         frames,
@@ -335,6 +340,7 @@ fn resume_point(config: &TsunamiConfig, steps: u64) -> Result<(u64, Option<Probl
 struct Stepper<'a> {
     config: &'a TsunamiConfig,
     problem: &'a Problem,
+    plan: engine::EnginePlan,
     sim: Box<dyn Simulator>,
     tracker: Tracker,
     frames: Frames,
@@ -470,10 +476,16 @@ impl Stepper<'_> {
             let _ = write!(engine, ", {} of {run} steps in them", self.in_blocks);
         }
         let steps = (self.steps, run);
-        let lines = report_lines(config, self.problem, steps, (self.stepping, engine))?;
+        let mut lines = report_lines(config, self.problem, steps, (self.stepping, engine))?;
+        let at = lines
+            .iter()
+            .position(|(key, _)| key == "engine")
+            .map_or(0, |k| k + 1);
+        lines.insert(at, ("plan".into(), self.plan.line()));
         let summary = config.out.join("summary.txt");
         let report = TsunamiReport {
             lines,
+            plan: self.plan,
             files,
             tracker: self.tracker,
             exact,
