@@ -17,7 +17,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Six predict cases of about half a second each (deterministic figures).
-const SWEEP: &str = "command = \"predict\"\n[base]\nkernel = \"heat5\"\npes = \"360x360\"\nwafers = \"1x1\"\n[vary]\nn = [2, 4, 8]\nlink_latency_us = [1, 10]\n";
+const SWEEP: &str = "command = \"predict\"\n[base]\nkernel = \"heat5\"\npes = \"360x360\"\nwafers = \"1x1\"\n[vary]\nn = [2, 4, 16]\nlink_latency_us = [1, 10]\n";
 
 fn sweep(file: &Path, out: &Path, extra: &[&str]) {
     let status = bin()
@@ -58,6 +58,21 @@ fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
     let whole = dir.join("whole");
     sweep(&file, &whole, &[]);
     assert_eq!(table(&whole).lines().count(), 6);
+    // Rows in the natural order of their cases, every parameter (the base's too) typed.
+    let rows: Vec<serde_json::Value> = table(&whole)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Cases `link_latency_us=1,n=2` ...: n = 16 after n = 4, not before n = 2 as text sorts.
+    let column =
+        |key: &str| -> Vec<u64> { rows.iter().map(|r| r[key].as_u64().unwrap()).collect() };
+    assert_eq!(column("n"), [2, 4, 16, 2, 4, 16]);
+    assert_eq!(column("link_latency_us"), [1, 1, 1, 10, 10, 10]);
+    assert!(
+        rows.iter()
+            .all(|r| r["pes"] == "360x360" && r["link_latency_us"].is_u64()),
+        "{rows:?}"
+    );
 
     let stopped = dir.join("stopped");
     let mut child = bin()
@@ -167,6 +182,25 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
         "{stderr}"
     );
 
+    // A folder holding a run is not a sweep's.
+    let run = "run heat5 --pes 2x2 --n 4 --steps 1 --backend cpu".split(' ');
+    let ran = bin()
+        .args(run)
+        .args(["--out", &path("ran")])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let (code, stderr) = sweep_outcome(&[&path("a.toml"), "--out", &path("ran")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds another command's results"),
+        "{stderr}"
+    );
+
     write(
         "twins.toml",
         &format!("{quick}pes = \"16x16\"\n[vary]\nparams = [\"p/a.txt\", \"p_a.txt\"]\n"),
@@ -203,5 +237,10 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
         stderr.contains("lacks the table of shard(s) 1/2"),
         "{stderr}"
     );
+    // The other half from another sweep file: the merge refuses to join them.
+    sweep(&dir.join("b.toml"), &dir.join("half"), &["--shard", "1/2"]);
+    let (code, stderr) = sweep_outcome(&["merge", &path("half")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("come from different sweeps"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

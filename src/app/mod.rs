@@ -35,10 +35,10 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// A run file, given after the command (`wafer-emu run --config FILE.toml`): TOML whose
-    /// keys are the command's long flags (`steps = 100`, `check = true`, `link =
-    /// ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line override it,
-    /// unknown keys are refused by name
+    /// A run file of this command's flags, given after the command (`wafer-emu COMMAND
+    /// --config FILE.toml`): TOML whose keys are its long flags (for run: `steps = 100`, `check
+    /// = true`, `link = ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line
+    /// override it, unknown keys are refused by name
     #[arg(long, global = true, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
 }

@@ -17,6 +17,8 @@ use crate::{invalid, Result};
 pub struct Case {
     pub name: String,
     pub params: Vec<(String, String)>,
+    /// Every parameter of the case, `[base]`'s and the varied ones, with its TOML type.
+    pub table: Map<String, Value>,
     pub args: Vec<String>,
 }
 
@@ -45,6 +47,22 @@ pub struct SweepPlan {
     pub out: PathBuf,
     /// Run case `k` when `k % shard.1 == shard.0`.
     pub shard: (usize, usize),
+}
+
+impl SweepPlan {
+    /// What tells one sweep from another (its command and every case's flags, CRC-32), kept
+    /// beside each shard's table so that `sweep merge` joins the shards of one sweep only.
+    pub fn fingerprint(&self) -> String {
+        let cases = self
+            .cases
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.args.join(" ")));
+        let text = [self.command.clone()]
+            .into_iter()
+            .chain(cases)
+            .collect::<Vec<_>>();
+        format!("{:08x}\n", crc32fast::hash(text.join("\n").as_bytes()))
+    }
 }
 
 /// `I/N`, or Slurm's array variables when `--shard` is not given.
@@ -207,12 +225,17 @@ impl SweepFile {
         let mut merged = self.base.clone();
         merged.extend(params.iter().cloned());
         let (kernel, flags) = line.flags(&self.source, &self.command, &merged)?;
+        let table = merged
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+            .collect();
         let params: Vec<(String, String)> =
             params.iter().map(|(k, v)| (k.clone(), text(v))).collect();
         let args: Vec<String> = kernel.into_iter().chain(flags).collect();
         let case = Case {
             name: case_name(&params),
             params,
+            table,
             args,
         };
         // Every case line must parse before any case runs.
@@ -275,6 +298,7 @@ pub fn sweep(
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<SweepReport> {
     crate::io::check_writable(&plan.out)?;
+    check_sweep_folder(&plan.out)?;
     crate::io::create_dir(&plan.out)?;
     super::watch_signals();
     let mine: Vec<&Case> = plan
@@ -286,6 +310,10 @@ pub fn sweep(
         .collect();
     for case in &mine {
         check_done_matches(&plan.out, &plan.command, case)?;
+    }
+    if plan.shard.1 > 1 {
+        let path = table_path(&plan.out, plan.shard, "sweep");
+        crate::io::write_atomic(&path, plan.fingerprint().as_bytes())?;
     }
     let mut report = SweepReport {
         ran: 0,
@@ -314,13 +342,8 @@ pub fn sweep(
                 json!({"status": "failed", "error": e.to_string()})
             }
         };
-        let params: Map<String, Value> = case
-            .params
-            .iter()
-            .map(|(k, v)| (k.clone(), json!(v)))
-            .collect();
         let record =
-            json!({"case": case.name, "params": params, "args": case.args, "outcome": row});
+            json!({"case": case.name, "params": case.table, "args": case.args, "outcome": row});
         crate::io::write_atomic(&dir.join("result.json"), format!("{record:#}\n").as_bytes())?;
         report.ran += 1;
         write_tables(&plan.out, plan.shard, &mine)?;
@@ -341,6 +364,25 @@ fn record(out: &Path, case: &Case) -> Result<Option<Value>> {
 
 /// Refuses a done `case` whose record ran other flags: the folder holds another sweep's
 /// results (its file changed), which resuming would pass off as this one's.
+/// Refuses a folder that holds another command's results: a sweep folder holds only its
+/// tables (`results.*`), the pictures `sweep plot` draws and a folder per case.
+fn check_sweep_folder(out: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(out).into_iter().flatten().flatten();
+    let foreign = entries
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| {
+            !(name.starts_with('.') || name.starts_with("results.") || name.ends_with(".png"))
+        });
+    match foreign {
+        Some(name) => Err(invalid!(
+            "{} holds another command's results ({name}, ...), not a sweep's: choose another --out",
+            out.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_done_matches(out: &Path, command: &str, case: &Case) -> Result<()> {
     // Records of earlier versions keep no flags: nothing to compare.
     let Some(record) = record(out, case)?.filter(|r| r.get("args").is_some()) else {
@@ -402,10 +444,38 @@ fn rows(out: &Path, cases: &[&Case]) -> Result<Vec<Value>> {
     Ok(rows)
 }
 
-/// Writes the rows, ordered by case name, as JSON lines and CSV.
+/// Orders case names naturally: runs of digits (with a decimal part) by their value, so that
+/// `n=2` comes before `n=16` and `x=0.25` before `x=0.5`.
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(name: &str) -> Vec<(f64, &str)> {
+        let mut key = vec![];
+        let mut rest = name;
+        while !rest.is_empty() {
+            let digits = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(rest.len());
+            let (number, after) = rest.split_at(digits);
+            let text = after
+                .find(|c: char| c.is_ascii_digit())
+                .unwrap_or(after.len());
+            key.push((number.parse().unwrap_or(-1.0), &after[..text]));
+            rest = &after[text..];
+        }
+        key
+    }
+    let (a, b) = (key(a), key(b));
+    let pairs = a.iter().zip(&b);
+    let first = pairs
+        .map(|((x, s), (y, t))| x.total_cmp(y).then_with(|| s.cmp(t)))
+        .find(|o| o.is_ne());
+    first.unwrap_or(a.len().cmp(&b.len()))
+}
+
+/// Writes the rows, in the natural order of their case names, as JSON lines and CSV.
 fn write_rows((jsonl, csv): (PathBuf, PathBuf), rows: &[Value]) -> Result<()> {
     let mut rows = rows.to_vec();
-    rows.sort_by_key(|r| r["case"].as_str().unwrap_or("").to_string());
+    let name = |r: &Value| r["case"].as_str().unwrap_or("").to_string();
+    rows.sort_by(|a, b| natural_order(&name(a), &name(b)));
     let rows = &rows[..];
     let lines: String = rows.iter().map(|r| format!("{r}\n")).collect();
     crate::io::write_atomic(&jsonl, lines.as_bytes())?;
@@ -478,6 +548,15 @@ fn shard_tables(out: &Path) -> Result<Vec<PathBuf>> {
             "{} lacks the table of shard(s) {}: run them (--shard I/N) before merging",
             out.display(),
             missing.join(", ")
+        ));
+    }
+    let fingerprint = |path: &Path| std::fs::read_to_string(path.with_extension("sweep")).ok();
+    let ((first, _), first_table) = &shards[0];
+    let same = |table: &PathBuf| fingerprint(table) == fingerprint(first_table);
+    if let Some(((i, _), _)) = shards.iter().find(|(_, table)| !same(table)) {
+        return Err(invalid!(
+            "{}: shards {first}/{n} and {i}/{n} come from different sweeps (another sweep file or other flags): merge the shards of one sweep only",
+            out.display()
         ));
     }
     Ok(shards.into_iter().map(|(_, path)| path).collect())
