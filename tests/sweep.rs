@@ -182,6 +182,26 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
         "{stderr}"
     );
 
+    // A sweep of shallow-water runs: each row carries the case's diagnostics.
+    write(
+        "swe.toml",
+        "command = \"run\"\n[base]\nkernel = \"swe-c\"\npes = \"8x8\"\nn = 4\nbackend = \"cpu\"\nno_output = true\n[vary]\nsteps = [5, 10]\n",
+    );
+    sweep(&dir.join("swe.toml"), &dir.join("swe"), &[]);
+    for line in table(&dir.join("swe")).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        for column in [
+            "energy_drift",
+            "volume_drift_m3",
+            "eta_min",
+            "eta_max",
+            "emulated_steps_per_second",
+            "emulated_utilisation",
+        ] {
+            assert!(row[column].is_number(), "{column}: {row}");
+        }
+    }
+
     // A folder holding a run is not a sweep's.
     let run = "run heat5 --pes 2x2 --n 4 --steps 1 --backend cpu".split(' ');
     let ran = bin()

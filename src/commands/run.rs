@@ -88,6 +88,29 @@ pub struct RunReport {
     pub emulated: Option<Prediction>,
     /// What each link carried (engines that emulate links).
     pub links: Option<Vec<LinkStats>>,
+    /// Shallow water's total energy (J) and volume (m^3) at the run's start and end.
+    pub conserved: Option<Conserved>,
+}
+
+/// What a shallow-water run keeps: energy and volume, at its start and its end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conserved {
+    pub energy_j: [f64; 2],
+    pub volume_m3: [f64; 2],
+}
+
+impl Conserved {
+    /// The energy and volume of `state`, where `problem` is shallow water.
+    fn of(problem: &Problem, state: &[GlobalField]) -> Option<(f64, f64)> {
+        let swe = problem.kernel.shallow_water()?;
+        Some((swe.energy(state), swe.volume(state)))
+    }
+
+    /// The energy's change over the run relative to its start (none from rest).
+    pub fn energy_drift(&self) -> Option<f64> {
+        let [start, end] = self.energy_j;
+        (start > 0.0).then(|| (end - start) / start)
+    }
 }
 
 /// Largest wafer (in PEs) whose timing `run` models alongside its values.
@@ -168,6 +191,7 @@ pub fn run(
     let _claim = (config.out.as_deref())
         .map(|dir| checkpoint::claim(dir, config.resume))
         .transpose()?;
+    let start = Conserved::of(problem, &problem.initial_state());
     let mut outputs = vec![];
     let (state, stepping) = step_through(
         config,
@@ -190,6 +214,12 @@ pub fn run(
         check,
         emulated: emulated_timing(problem)?,
         links: sim.link_stats(),
+        conserved: start
+            .zip(Conserved::of(problem, &state))
+            .map(|((e0, v0), (e1, v1))| Conserved {
+                energy_j: [e0, e1],
+                volume_m3: [v0, v1],
+            }),
     };
     if let Some(dir) = &config.out {
         let path = dir.join("summary.txt");
@@ -375,7 +405,12 @@ impl RunReport {
             "engine": self.engine,
             "stepping_seconds": self.stepping.as_secs_f64(),
             "updates_per_second": self.updates_per_second(),
+            "fields": self.problem.spec().fields,
             "field_range": self.final_field_range,
+            "energy_j": self.conserved.map(|c| c.energy_j),
+            "energy_drift": self.conserved.and_then(|c| c.energy_drift()),
+            "volume_m3": self.conserved.map(|c| c.volume_m3),
+            "volume_drift_m3": self.conserved.map(|c| c.volume_m3[1] - c.volume_m3[0]),
             "check": self.check.as_ref().map(|c| serde_json::json!({
                 "reference": c.reference,
                 "differing_points": c.differing_points,
@@ -454,6 +489,18 @@ impl fmt::Display for RunReport {
                 true => writeln!(f, "range of {name:<5}[{lo:.6e}, {hi:.6e}]")?,
                 false => writeln!(f, "range of {name:<5}none: every value is NaN")?,
             }
+        }
+        if let Some(c) = &self.conserved {
+            let energy = c
+                .energy_drift()
+                .map_or("from rest".into(), |d| format!("{d:+.3e}"));
+            writeln!(
+                f,
+                "conserved     energy {:.4e} J ({energy}), volume {:.4e} m^3 ({:+.3e} m^3)",
+                c.energy_j[1],
+                c.volume_m3[1],
+                c.volume_m3[1] - c.volume_m3[0]
+            )?;
         }
         if let Some(check) = &self.check {
             let verdict = match check.differing_points {

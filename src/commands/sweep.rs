@@ -432,12 +432,7 @@ fn rows(out: &Path, cases: &[&Case]) -> Result<Vec<Value>> {
             outcome.get("error").cloned().unwrap_or(Value::Null),
         );
         if let Some(result) = outcome["result"].as_object() {
-            row.extend(
-                result
-                    .iter()
-                    .filter(|(_, v)| v.is_number())
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
+            row.extend(diagnostics(result));
         }
         rows.push(Value::Object(row));
     }
@@ -469,6 +464,33 @@ fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
         .map(|((x, s), (y, t))| x.total_cmp(y).then_with(|| s.cmp(t)))
         .find(|o| o.is_ne());
     first.unwrap_or(a.len().cmp(&b.len()))
+}
+
+/// The numbers of a case's report that its row carries: the top-level ones, each field's
+/// final range (`u_min`, `u_max`) and the emulated cluster's (`emulated_steps_per_second`).
+fn diagnostics(result: &Map<String, Value>) -> Vec<(String, Value)> {
+    let numbers = |prefix: &str, map: &Map<String, Value>| -> Vec<(String, Value)> {
+        let numeric = map.iter().filter(|(_, v)| v.is_number());
+        numeric
+            .map(|(k, v)| (format!("{prefix}{k}"), v.clone()))
+            .collect()
+    };
+    let mut columns = numbers("", result);
+    if let Some(emulated) = result.get("emulated").and_then(Value::as_object) {
+        columns.extend(numbers("emulated_", emulated));
+    }
+    let names = result.get("fields").and_then(Value::as_array);
+    let ranges = result.get("field_range").and_then(Value::as_array);
+    for (name, range) in names
+        .into_iter()
+        .flatten()
+        .zip(ranges.into_iter().flatten())
+    {
+        let name = name.as_str().unwrap_or("field");
+        columns.push((format!("{name}_min"), range[0].clone()));
+        columns.push((format!("{name}_max"), range[1].clone()));
+    }
+    columns
 }
 
 /// Writes the rows, in the natural order of their case names, as JSON lines and CSV.
