@@ -217,7 +217,7 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
     let (code, stderr) = sweep_outcome(&[&path("a.toml"), "--out", &path("ran")]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("holds another command's results"),
+        stderr.contains("holds another command's results (.wafer-emu.written)"),
         "{stderr}"
     );
 

@@ -362,27 +362,22 @@ fn record(out: &Path, case: &Case) -> Result<Option<Value>> {
     Ok(Some(record))
 }
 
-/// Refuses a done `case` whose record ran other flags: the folder holds another sweep's
-/// results (its file changed), which resuming would pass off as this one's.
-/// Refuses a folder that holds another command's results: a sweep folder holds only its
-/// tables (`results.*`), the pictures `sweep plot` draws and a folder per case.
+/// Refuses a folder that holds another command's results: one that a `run` or `tsunami`
+/// wrote (its list of written files, or its summary, at the top), where a sweep keeps those of
+/// its cases a folder down. Other files (the sweep file, job logs) may be there.
 fn check_sweep_folder(out: &Path) -> Result<()> {
-    let entries = std::fs::read_dir(out).into_iter().flatten().flatten();
-    let foreign = entries
-        .filter(|e| e.path().is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .find(|name| {
-            !(name.starts_with('.') || name.starts_with("results.") || name.ends_with(".png"))
-        });
-    match foreign {
+    let marks = [crate::io::WRITTEN, "summary.txt"];
+    match marks.into_iter().find(|name| out.join(name).is_file()) {
         Some(name) => Err(invalid!(
-            "{} holds another command's results ({name}, ...), not a sweep's: choose another --out",
+            "{} holds another command's results ({name}), not a sweep's: choose another --out",
             out.display()
         )),
         None => Ok(()),
     }
 }
 
+/// Refuses a done `case` whose record ran other flags: the folder holds another sweep's
+/// results (its file changed), which resuming would pass off as this one's.
 fn check_done_matches(out: &Path, command: &str, case: &Case) -> Result<()> {
     // Records of earlier versions keep no flags: nothing to compare.
     let Some(record) = record(out, case)?.filter(|r| r.get("args").is_some()) else {

@@ -11,4 +11,5 @@ pub use files::{
 pub use npy::{field_npy, npy_bytes, read_field_npy};
 pub use output_dir::{
     check_file_target, check_output_dir, claim_dir, list_written, Earlier, JsonTarget, OutputDir,
+    WRITTEN,
 };

@@ -69,7 +69,7 @@ pub fn check_output_dir(dir: &Path, force: bool) -> Result<()> {
 
 /// The list, in a folder runs claimed, of the entries they wrote there (a name a line), so
 /// that a run with `--force` removes an earlier run's files and no others.
-const WRITTEN: &str = ".wafer-emu.written";
+pub const WRITTEN: &str = ".wafer-emu.written";
 
 /// The folders this process has claimed (absolute) and the names listed in each. Global
 /// because every writer lists its file through [`rename_into_place`], wherever it is called.
