@@ -75,13 +75,18 @@ pub fn record_command_line(line: Vec<String>) {
     let _ = COMMAND_LINE.set(line);
 }
 
-/// The command line kept in the checkpoint of run folder `out`.
-pub fn command_line(out: &Path) -> Result<Vec<String>> {
+/// The latest checkpoint's folder in run folder `out`, and its `meta.json`.
+fn latest_meta(out: &Path) -> Result<(PathBuf, serde_json::Value)> {
     let dir = latest(out);
     let meta = std::fs::read_to_string(dir.join("meta.json"))
         .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
-    let meta: serde_json::Value =
-        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    let meta = serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    Ok((dir, meta))
+}
+
+/// The command line kept in the checkpoint of run folder `out`.
+pub fn command_line(out: &Path) -> Result<Vec<String>> {
+    let (dir, meta) = latest_meta(out)?;
     serde_json::from_value(meta["command"].clone()).map_err(|_| {
         invalid!(
             "{}: the checkpoint keeps no command line (written by an earlier wafer-emu, or by the library): resume with the command line that wrote it and --resume",
@@ -157,11 +162,7 @@ pub(crate) fn write(
 /// The step of the checkpoint in `out`, checked against `problem` and `key`, and `problem`
 /// starting from its fields.
 pub(crate) fn resume(out: &Path, (problem, key): (&Problem, &str)) -> Result<(u64, Problem)> {
-    let dir = latest(out);
-    let meta = std::fs::read_to_string(dir.join("meta.json"))
-        .map_err(|e| invalid!("no checkpoint to resume in {}: {e}", dir.display()))?;
-    let meta: serde_json::Value =
-        serde_json::from_str(&meta).map_err(|e| invalid!("{}: {e}", dir.display()))?;
+    let (dir, meta) = latest_meta(out)?;
     if meta["problem"].as_str() != Some(&hash(problem, key)) {
         return Err(invalid!(
             "the checkpoint in {} belongs to another problem (kernel, parameters, cluster, links or the command's settings differ): resume with the command line that wrote it",
