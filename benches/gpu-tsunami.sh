@@ -17,5 +17,5 @@ out=${1:-tsunami-1min}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 ./target/release/wafer-emu adapters
-exec ./target/release/wafer-emu tsunami --resolution 1min --n 8 --wafers 4x3 --hours 14 \
-    --sample-every 600 --frame-every 60 --no-netcdf-frames --out "$out" "$@"
+exec ./target/release/wafer-emu tsunami --resolution 1min --n 8 --wafers 4x3 --duration 14h \
+    --sample-every 600s --frame-every 60min --no-netcdf-frames --out "$out" "$@"

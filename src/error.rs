@@ -36,10 +36,10 @@ pub enum Error {
     /// A device thread stopped because another one failed (the other's error is the cause).
     #[error("aborted: {0}")]
     Aborted(String),
-    /// The simulation became unstable (NaN, infinity or a speed bound exceeded); the message
-    /// names the step, the place and the CFL number. Outputs already written are kept.
-    #[error("{0}")]
-    BlowUp(String),
+    /// The simulation became unstable (NaN, infinity or a speed bound exceeded) by `step`; the
+    /// message names the step, the place and the CFL number. Outputs already written are kept.
+    #[error("{message}")]
+    BlowUp { step: u64, message: String },
     /// Encoding an output (PNG) failed.
     #[error("cannot encode {0}")]
     Encode(String),

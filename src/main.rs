@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use wafer_emu::app::{
     kept_command_line, AdaptersArgs, BenchArgs, Cli, Command, PredictArgs, ReproduceArgs, RunArgs,
@@ -21,7 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let command = Cli::parse_from(&args).command;
+    let command = Cli::parse_line(&args).unwrap_or_else(|e| e.exit()).command;
     if !matches!(command, Command::Resume(_)) {
         commands::record_command_line(kept_command_line(&args));
     }
@@ -31,7 +30,7 @@ fn main() -> ExitCode {
             say(&format!("error: {e:#}"));
             let code = match e.downcast_ref::<wafer_emu::Error>() {
                 Some(e) if e.is_bad_input() => 2,
-                Some(wafer_emu::Error::BlowUp(_)) => 3,
+                Some(wafer_emu::Error::BlowUp { .. }) => 3,
                 _ => 1,
             };
             ExitCode::from(code)
@@ -90,7 +89,7 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Resume(args) => {
             let line = args.command_line("wafer-emu")?;
             commands::record_command_line(kept_command_line(&line));
-            dispatch(Cli::try_parse_from(line)?.command)
+            dispatch(Cli::parse_line(line)?.command)
         }
     }
 }
@@ -114,13 +113,9 @@ fn run(args: &RunArgs) -> Result<()> {
 
 fn adapters(args: &AdaptersArgs) -> Result<()> {
     let (request, json) = (args.engine.request()?, args.json.target()?);
-    let lines = commands::adapters::adapters(&request);
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    report(
-        &text,
-        json,
-        || serde_json::json!({"command": "adapters", "version": env!("CARGO_PKG_VERSION"), "adapters": lines}),
-    )
+    let listing = commands::adapters::adapters(&request);
+    let text: String = listing.lines().iter().map(|l| format!("{l}\n")).collect();
+    report(&text, json, || listing.json())
 }
 
 fn reproduce(args: &ReproduceArgs) -> Result<()> {
@@ -138,6 +133,7 @@ fn reproduce(args: &ReproduceArgs) -> Result<()> {
     report(&text, json, || {
         serde_json::json!({
             "command": "reproduce",
+            "schema": 1,
             "version": env!("CARGO_PKG_VERSION"),
             "pes": config.sizes.iter().map(|s| [s.0, s.1]).collect::<Vec<_>>(),
             "link_jitter_s": config.link_jitter_s,

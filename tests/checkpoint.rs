@@ -78,7 +78,7 @@ fn assert_resumes(name: &str, case: &[&str], (half, total): (u64, u64), fields: 
     let run = |dir: &Path, extra: &[&str]| {
         let dir = dir.to_str().unwrap().to_string();
         let mut args: Vec<&str> = case.to_vec();
-        args.extend(["--backend", backend(), "--checkpoint-every", "5"]);
+        args.extend(["--backend", backend(), "--checkpoint-every-steps", "5"]);
         args.extend(extra);
         match extra.contains(&"--resume") {
             true => args.push(""),
@@ -185,7 +185,7 @@ fn a_run_stopped_by_sigterm_resumes_bit_for_bit() {
         "1500",
         "--backend",
         "cpu",
-        "--checkpoint-every",
+        "--checkpoint-every-steps",
         "100",
     ];
     ok(&[&case[..], &["--out", whole.to_str().unwrap()]].concat());
@@ -224,7 +224,7 @@ fn a_checkpoint_of_another_problem_is_refused() {
     ];
     ok(&[
         &small[..],
-        &["--steps", "5", "--checkpoint-every", "5", "--out", d],
+        &["--steps", "5", "--checkpoint-every-steps", "5", "--out", d],
     ]
     .concat());
     let out = wafer_emu(
@@ -275,7 +275,7 @@ fn a_checkpoint_of_another_problem_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A tsunami stopped after one model hour (by its --hours, and by SIGTERM) and resumed to
+/// A tsunami stopped after one model hour (by its --duration, and by SIGTERM) and resumed to
 /// three writes the same gauges, summary table, NetCDF file and last frame, byte for byte, as
 /// one that ran three hours in one go; its maps and gauges' records travel in the checkpoint.
 /// One stopped between two frames keeps its last step's own frame and draws the later ones.
@@ -294,12 +294,12 @@ fn a_tsunami_resumes_bit_for_bit() {
             "2deg",
             "--n",
             "4",
-            "--hours",
+            "--duration",
             hours,
             "--sample-every",
-            "300",
+            "300s",
             "--frame-every",
-            "60",
+            "60min",
             "--relief",
             "etopo1-1deg",
             "--region",
@@ -307,22 +307,22 @@ fn a_tsunami_resumes_bit_for_bit() {
             "--backend",
             "cpu",
             "--checkpoint-every",
-            "30",
+            "30min",
         ]
     };
     let at = |dir: &Path| dir.to_str().unwrap().to_string();
-    ok(&[&case("3")[..], &["--out", &at(&whole)]].concat());
-    ok(&[&case("1")[..], &["--out", &at(&parts)]].concat());
-    ok(&[&case("3")[..], &["--resume", &at(&parts)]].concat());
+    ok(&[&case("3h")[..], &["--out", &at(&whole)]].concat());
+    ok(&[&case("1h")[..], &["--out", &at(&parts)]].concat());
+    ok(&[&case("3h")[..], &["--resume", &at(&parts)]].concat());
     // The same continued from wherever a SIGTERM stopped it.
-    let (stopped_early, stderr) = stop_by_sigterm(&case("3"), &stopped);
+    let (stopped_early, stderr) = stop_by_sigterm(&case("3h"), &stopped);
     assert!(
         !stopped_early || stderr.contains("stopped by a signal at step"),
         "{stderr}"
     );
-    ok(&[&case("3")[..], &["--resume", &at(&stopped)]].concat());
-    ok(&[&case("1.5")[..], &["--out", &at(&between)]].concat());
-    ok(&[&case("3")[..], &["--resume", &at(&between)]].concat());
+    ok(&[&case("3h")[..], &["--resume", &at(&stopped)]].concat());
+    ok(&[&case("1.5h")[..], &["--out", &at(&between)]].concat());
+    ok(&[&case("3h")[..], &["--resume", &at(&between)]].concat());
     assert!(between.join("eta_global_t00090min.png").exists());
     for file in [
         "gauges.csv",
@@ -361,7 +361,7 @@ fn a_tsunami_resumes_bit_for_bit() {
         .unwrap()
         .modified()
         .unwrap();
-    let out = wafer_emu(&[&case("4")[..], &["--resume", &at(&parts)]].concat());
+    let out = wafer_emu(&[&case("4h")[..], &["--resume", &at(&parts)]].concat());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("frames.json"), "{stderr}");
@@ -375,7 +375,7 @@ fn a_tsunami_resumes_bit_for_bit() {
     }
 }
 
-/// SIGTERM without `--checkpoint-every`: the run stops at its next chunk of steps, says it
+/// SIGTERM without `--checkpoint-every-steps`: the run stops at its next chunk of steps, says it
 /// cannot be resumed and leaves its folder unlocked; the temporary file of a killed run is
 /// removed by the next run that claims the folder.
 #[test]
@@ -425,7 +425,7 @@ fn a_run_resumes_from_its_folder_alone() {
     let first = [
         "--steps",
         "10",
-        "--checkpoint-every",
+        "--checkpoint-every-steps",
         "5",
         "--out",
         &at(&parts),

@@ -71,10 +71,13 @@ fn bad_input_is_rejected_with_exit_code_2() {
     let run = |extra: &[&'static str]| heat_run(out, extra);
     assert_rejected(&run(&["--n", "0"]), &["'0' for '--n <N>'", "1..=4096"]);
     assert_rejected(&run(&["--n", "-1"]), &["'-1' for '--n <N>'", "1..=4096"]);
-    assert_rejected(&run(&["--range", "1,-1"]), &["range 1,-1", "LO < HI"]);
+    assert_rejected(
+        &run(&["--range", "1,-1"]),
+        &["'1,-1' for '--range", "LO < HI"],
+    );
     assert_rejected(
         &run(&["--range", "0,inf"]),
-        &["range 0,inf", "finite LO < HI"],
+        &["'0,inf' for '--range", "finite LO < HI"],
     );
     assert_rejected(
         &run(&["--n", "5000"]),
@@ -151,7 +154,7 @@ fn bad_input_is_rejected_with_exit_code_2() {
         ]
         .concat()
     };
-    let tsunami_cases: [(&[&str], &[&str]); 11] = [
+    let tsunami_cases: [(&[&str], &[&str]); 17] = [
         (&["--n", "0"][..], &["n = 0: allowed auto or 1..=4096"][..]),
         (
             &["--lat", "45", "--lon", "-100"][..],
@@ -171,7 +174,29 @@ fn bad_input_is_rejected_with_exit_code_2() {
             &["180 columns, not a multiple of n = 7"][..],
         ),
         (&["--height", "-5"][..], &["hump height -5 m"][..]),
-        (&["--hours", "0"][..], &["hours = 0"][..]),
+        (
+            &["--duration", "0h"][..],
+            &["'0h' for '--duration <TIME>'", "above 0s, at most 240h"][..],
+        ),
+        // The old spellings, refused with the new ones.
+        (
+            &["--hours", "2"][..],
+            &["--hours 2: renamed, use --duration 2h"][..],
+        ),
+        (
+            &["--frame-every", "60"][..],
+            &["'--frame-every <TIME>'", "needs its unit: 60min"][..],
+        ),
+        (&["--sample-every", "60"][..], &["needs its unit: 60s"][..]),
+        (
+            &["--checkpoint-every", "30"][..],
+            &["needs its unit: 30min"][..],
+        ),
+        (&["--range", "2"][..], &["'2' is not a range", "-2,2"][..]),
+        (
+            &["--range", "-1,2"][..],
+            &["centred on sea level", "-2,2"][..],
+        ),
         (&["--region", "10,5,0,1"][..], &["region '10,5,0,1'"][..]),
         (
             &["--wafers", "2x2"][..],
@@ -210,7 +235,14 @@ fn bad_input_is_rejected_with_exit_code_2() {
         &run(&["--init", "square"]),
         &["unknown initial condition 'square'"],
     );
-    assert_rejected(&run(&["--snapshot-every", "0"]), &["snapshot-every = 0"]);
+    assert_rejected(
+        &run(&["--snapshot-every-steps", "0"]),
+        &["snapshot-every-steps = 0"],
+    );
+    for old in ["--snapshot-every", "--checkpoint-every"] {
+        let new = format!("{old} 5: renamed, use {old}-steps 5");
+        assert_rejected(&run(&[old, "5"]), &[new.as_str()]);
+    }
     assert_rejected(
         &run(&[
             "--coef-a", "0", "--coef-c", "0", "--coef-d", "1", "--dt", "1",
@@ -324,7 +356,7 @@ fn run_without_vulkan(hide_gl: bool, extra: &[&str]) -> Output {
 #[test]
 fn auto_passes_over_llvmpipe_gl_and_gl_refuses_several_devices() {
     if !succeeds(&["adapters"]).contains("| Gl | Cpu |") {
-        eprintln!("SKIPPED: no software GL adapter (llvmpipe) on this machine");
+        common::say_skipped("no software GL adapter (llvmpipe) on this machine");
         return;
     }
     let out = run_without_vulkan(false, &[]);
@@ -447,7 +479,7 @@ fn a_run_writes_fields_and_summary() {
         "4",
         "--steps",
         "10",
-        "--snapshot-every",
+        "--snapshot-every-steps",
         "5",
         "--backend",
         "cpu",
@@ -562,22 +594,28 @@ fn a_shallow_water_blow_up_stops_with_its_own_exit_code() {
         assert_eq!(result.status.code(), Some(3), "{stderr}");
         stderr
     };
-    let stderr = blow_up(["--snapshot-every", "100"]);
-    assert!(
-        stderr.contains("blew up at step") && stderr.contains("lat") && stderr.contains("CFL"),
-        "{stderr}"
-    );
+    let step_of = |stderr: &str| -> u64 {
+        let (_, rest) = stderr.split_once("blew up at step ").expect("the step");
+        rest.split(':').next().unwrap().parse().unwrap()
+    };
+    // It blows up at step 45 (checked every step); checks every few steps catch it long
+    // before the next snapshot, at step 100.
+    let stderr = blow_up(["--snapshot-every-steps", "100"]);
+    assert!(stderr.contains("lat") && stderr.contains("CFL"), "{stderr}");
+    assert!((45..100).contains(&step_of(&stderr)), "{stderr}");
     assert!(out.join("swe_eta_step00000000.npy").exists(), "{stderr}");
     std::fs::remove_dir_all(&out).unwrap();
-    // Checkpoints every 25 steps: the first one after the blow-up stops the run, and the last
-    // sound one stays.
-    let stderr = blow_up(["--checkpoint-every", "25"]);
-    let (_, rest) = stderr.split_once("blew up at step ").expect("the step");
-    let step: u64 = rest.split(':').next().unwrap().parse().unwrap();
-    assert!(step <= 100 && step.is_multiple_of(25), "{stderr}");
+    // Checkpoints every 25 steps: the last sound one stays.
+    let stderr = blow_up(["--checkpoint-every-steps", "25"]);
+    let step = step_of(&stderr);
+    assert!((45..100).contains(&step), "{stderr}");
     let meta = std::fs::read_to_string(out.join("checkpoint").join("meta.json")).unwrap();
     let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
-    assert_eq!(meta["step"].as_u64(), Some(step - 25), "{stderr}");
+    assert_eq!(
+        meta["step"].as_u64(),
+        Some((step - 1) / 25 * 25),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -625,7 +663,7 @@ fn a_cluster_run_prints_and_writes_link_statistics() {
     assert_eq!(links.len(), 32);
     for link in links {
         assert_eq!(link["packages"], 12, "{link}");
-        assert_eq!(link["delay"], 3, "{link}");
+        assert_eq!(link["delay_rounds"], 3, "{link}");
         assert!(["right", "up"].contains(&link["direction"].as_str().unwrap()));
     }
     assert_eq!(value["check"]["differing_points"], 0);
@@ -640,7 +678,7 @@ fn a_check_that_does_not_fit_is_refused_before_any_file() {
     let Some(ctx) = common::gpu() else { return };
     let max = ctx.adapter.max_binding_bytes();
     if max >= 145 << 20 {
-        eprintln!("SKIPPED: this adapter's storage bindings hold the 2048x2048 wafer");
+        common::say_skipped("this adapter's storage bindings hold the 2048x2048 wafer");
         return;
     }
     let out = scratch("check-split");
@@ -823,6 +861,41 @@ fn the_default_cpu_engine_blocks_shallow_water_in_time() {
     );
 }
 
+/// `--time-block auto` (the default) is what the auto engine picks; `--time-block 1` keeps it
+/// from blocking at all, and is as exact.
+#[test]
+fn time_block_one_keeps_auto_from_blocking() {
+    let run = |block: &str| {
+        let args = [
+            "run",
+            "heat5",
+            "--backend",
+            "cpu",
+            "--pes",
+            "8x8",
+            "--steps",
+            "20",
+        ];
+        let more = [
+            "--check",
+            "--no-output",
+            "--time-block",
+            block,
+            "--json",
+            "-",
+        ];
+        json_of(&[&args[..], &more].concat())
+    };
+    let (auto, none) = (run("auto"), run("1"));
+    assert_eq!(auto["plan"]["time_block"], 15, "{auto}");
+    assert_eq!(none["plan"]["time_block"], 1, "{none}");
+    assert_eq!(none["check"]["differing_points"], 0, "{none}");
+    assert_rejected(
+        &["run", "heat5", "--time-block", "often"],
+        &["'often' is not a time block", "auto"],
+    );
+}
+
 #[test]
 fn bench_reports_every_variant_with_ratios() {
     let stdout = succeeds(&[
@@ -896,7 +969,7 @@ fn a_run_larger_than_the_memory_limit_is_refused_before_it_starts() {
             "swe on a 10000x10000 grid needs 3815 MiB",
         ),
         (
-            "tsunami --resolution 1min --hours 0.1 --out /nonexistent/t",
+            "tsunami --resolution 1min --duration 6min --out /nonexistent/t",
             "swe-c on a 21600x11936 grid",
         ),
         (
@@ -938,7 +1011,7 @@ fn predict_writes_telemetry() {
         "64",
         "--telemetry",
         path.to_str().unwrap(),
-        "--sample-every",
+        "--sample-every-steps",
         "16",
         "--sample-stride",
         "4",
@@ -1098,7 +1171,12 @@ fn force_replaces_an_earlier_runs_files_and_keeps_the_others() {
     let out = scratch("force");
     let dir = out.to_str().unwrap();
     let base = ["run", "heat5", "--pes", "2x2", "--n", "4"];
-    let every = ["--snapshot-every", "1", "--checkpoint-every", "2"];
+    let every = [
+        "--snapshot-every-steps",
+        "1",
+        "--checkpoint-every-steps",
+        "2",
+    ];
     succeeds(&[&base[..], &every, &["--steps", "4", "--out", dir]].concat());
     succeeds(&[&base[..], &every, &["--steps", "6", "--resume", dir]].concat());
     let visible = || {
@@ -1166,12 +1244,16 @@ fn negative_numbers_and_impossible_cost_models_are_named() {
             "heat5",
             "--telemetry",
             telemetry.to_str().unwrap(),
-            "--sample-every",
+            "--sample-every-steps",
             "1",
             "--sample-stride",
             "1",
         ],
-        &["the telemetry needs", "MiB of memory", "--sample-every"],
+        &[
+            "the telemetry needs",
+            "MiB of memory",
+            "--sample-every-steps",
+        ],
     );
     assert!(!telemetry.exists());
 }
@@ -1201,88 +1283,6 @@ fn a_closed_output_pipe_ends_quietly() {
 fn json_of(args: &[&str]) -> serde_json::Value {
     let stdout = succeeds(args);
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"))
-}
-
-/// Every command speaks JSON, with the parameters it ran with.
-#[test]
-fn every_command_writes_json_with_its_parameters() {
-    let run = json_of(&heat_run(
-        "unused",
-        &["--no-output", "--backend", "cpu", "--json", "-"],
-    ));
-    assert_eq!(run["command"], "run");
-    assert_eq!(run["kernel"], "heat5");
-    assert_eq!(run["steps"], 3);
-    assert_eq!(run["n"], 4);
-    assert!(run["parameters"].is_object() && run["emulated"]["cycles_per_step"].is_number());
-    let predict = json_of(&[
-        "predict", "heat5", "--pes", "8x8", "--n", "4", "--json", "-",
-    ]);
-    assert_eq!(predict["cluster"]["n"], 4);
-    assert_eq!(predict["parameters"]["a2"], 6.72);
-    assert!(predict["utilisation"].as_f64().unwrap() < 1.0);
-    let bench = json_of(&[
-        "bench",
-        "heat5",
-        "--grid",
-        "32",
-        "--n",
-        "8",
-        "--steps",
-        "1",
-        "--reps",
-        "3",
-        "--backend",
-        "cpu",
-        "--json",
-        "-",
-    ]);
-    let row = &bench["rows"][0]["updates_per_second"];
-    assert!(
-        row["min"].as_f64() <= row["median"].as_f64()
-            && row["median"].as_f64() <= row["max"].as_f64()
-    );
-    assert_eq!(bench["reps"], 3);
-    let adapters = json_of(&["adapters", "--backend", "cpu", "--json", "-"]);
-    assert!(adapters["adapters"].is_array());
-    let dir = scratch("json-reproduce");
-    let reproduce = json_of(&[
-        "reproduce",
-        "--pes",
-        "24x36",
-        "--out",
-        dir.to_str().unwrap(),
-        "--json",
-        "-",
-    ]);
-    assert_eq!(reproduce["pes"][0][0], 24);
-    assert!(reproduce["files"].as_array().unwrap().len() > 5);
-    std::fs::remove_dir_all(&dir).unwrap();
-    let dir = scratch("json-tsunami");
-    let tsunami = json_of(&[
-        "tsunami",
-        "--resolution",
-        "4deg",
-        "--n",
-        "2",
-        "--hours",
-        "1",
-        "--backend",
-        "cpu",
-        "--region",
-        "none",
-        "--out",
-        dir.to_str().unwrap(),
-        "--json",
-        "-",
-    ]);
-    assert_eq!(tsunami["command"], "tsunami");
-    assert!(tsunami["gauges"].as_array().is_some_and(|g| !g.is_empty()));
-    assert!(tsunami["summary"]["impact"]
-        .as_str()
-        .unwrap()
-        .contains("200 m"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A bench variant too large for the adapter is reported as skipped and the bench goes on (the
@@ -1319,7 +1319,7 @@ fn bench_skips_variants_that_do_not_fit() {
 fn bench_profile_times_each_kernel_of_each_gpu_variant() {
     let Some(ctx) = common::gpu() else { return };
     if let Err(e) = ctx.check_profile() {
-        println!("SKIPPED: {e}");
+        common::say_skipped(&e.to_string());
         return;
     }
     let report = json_of(&[
@@ -1460,6 +1460,10 @@ fn run_files_hold_the_command_line_and_flags_override_them() {
     assert_rejected(
         &["run", "--config", file, "--config", bad.to_str().unwrap()],
         &["--config given twice", "allowed one run file"],
+    );
+    assert_rejected(
+        &["sweep", "merge", "sw", "--config", file],
+        &["`wafer-emu sweep merge` takes no run file"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

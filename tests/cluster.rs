@@ -473,7 +473,7 @@ fn subgroup_lanes(ctx: &GpuContext) -> Option<u32> {
 fn time_blocks_across_subgroup_lanes_equal_the_global_kernel() {
     let Some(ctx) = common::gpu() else { return };
     let Some(lanes) = subgroup_lanes(&ctx) else {
-        eprintln!("skipped: {} has no subgroups of one size", ctx.describe());
+        common::say_skipped(&format!("{} has no subgroups of one size", ctx.describe()));
         return;
     };
     let tuned = ctx.retuned(Tuning {

@@ -202,6 +202,23 @@ fn changed_files_shared_folders_failed_cases_and_missing_shards_are_named() {
         }
     }
 
+    // A case that blows up fails the sweep, with its step in a column of its own.
+    write(
+        "blowup.toml",
+        "command = \"run\"\n[base]\nkernel = \"swe\"\nrelief = \"flat:4000\"\ninit = \"hump:0,0,-6000,2000\"\nsteps = 300\nbackend = \"cpu\"\nno_output = true\n",
+    );
+    let (code, stderr) = sweep_outcome(&[&path("blowup.toml"), "--out", &path("blowup")]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let row: serde_json::Value = serde_json::from_str(table(&dir.join("blowup")).trim()).unwrap();
+    let step = row["blew_up_at_step"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{row}"));
+    assert!(step > 0 && step < 300, "{row}");
+    assert!(
+        row["error"].as_str().unwrap().contains("blew up at step"),
+        "{row}"
+    );
+
     // A folder holding a run is not a sweep's.
     let run = "run heat5 --pes 2x2 --n 4 --steps 1 --backend cpu".split(' ');
     let ran = bin()

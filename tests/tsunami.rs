@@ -50,10 +50,10 @@ const SMALL: [&str; 10] = [
     "2deg",
     "--n",
     "4",
-    "--hours",
-    "3",
+    "--duration",
+    "3h",
     "--sample-every",
-    "300",
+    "300s",
     "--relief",
     "etopo1-1deg",
 ];
@@ -266,11 +266,11 @@ fn a_cluster_equals_one_wafer_bit_for_bit() {
 /// block each and leave the samples on multiples of 10 steps: 50 steps run in blocks.
 #[test]
 fn auto_time_blocks_between_samples_equal_the_explicit_wafer() {
-    let samples = ["--sample-every", "1800", "--frame-every", "50"];
+    let samples = ["--sample-every", "1800s", "--frame-every", "50min"];
     let small: Vec<&str> = SMALL
         .iter()
         .copied()
-        .filter(|a| !["--sample-every", "300"].contains(a))
+        .filter(|a| !["--sample-every", "300s"].contains(a))
         .collect();
     let runs = ["auto", "wafer"].map(|engine| {
         let out = scratch(&format!("engine-{engine}"));
@@ -420,8 +420,8 @@ fn first_arrivals_agree_with_shortest_travel_times() {
         "30min",
         "--n",
         "4",
-        "--hours",
-        "8",
+        "--duration",
+        "8h",
         "--height",
         "10",
         "--area",
@@ -431,7 +431,7 @@ fn first_arrivals_agree_with_shortest_travel_times() {
         "--backend",
         "cpu",
         "--frame-every",
-        "600",
+        "600min",
         "--region",
         "none",
         "--no-netcdf-frames",
@@ -490,8 +490,8 @@ fn a_gauge_on_land_moves_to_the_nearest_water_or_is_refused_by_name() {
             &[
                 "--backend",
                 "cpu",
-                "--hours",
-                "0.5",
+                "--duration",
+                "30min",
                 "--out",
                 &out,
                 "--gauges",
@@ -549,12 +549,12 @@ fn auto_rounds_the_steps_per_sample_up_to_whole_time_blocks() {
     let base: Vec<&str> = SMALL
         .iter()
         .copied()
-        .filter(|a| !["--sample-every", "300"].contains(a))
+        .filter(|a| !["--sample-every", "300s"].contains(a))
         .collect();
     let line = |engine: &'static str| {
         let extra = [
             "--sample-every",
-            "720",
+            "720s",
             "--backend",
             "cpu",
             "--engine",

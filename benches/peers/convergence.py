@@ -34,7 +34,7 @@ def run(kernel, resolution, args, out):
         f.write(GAUGES)
     command = [
         BINARY, "tsunami", "--kernel", kernel, "--resolution", resolution,
-        "--relief", args.relief, "--hours", str(args.hours), "--frame-every", str(60 * args.hours),
+        "--relief", args.relief, "--duration", f"{args.hours}h", "--frame-every", f"{args.hours}h",
         "--region", "none", "--no-netcdf-frames", "--gauges", gauges,
         "--out", os.path.join(out, "run"), "--force", "--backend", args.backend,
     ]

@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::cluster::{ClusterGeometry, LinkConfig, LinkSpec};
 use crate::engine::gpu::Placement;
-use crate::engine::EngineRequest;
+use crate::engine::{EngineKind, EngineRequest};
 use crate::io::JsonTarget;
 use crate::kernels::swe::relief::ReliefGrid;
 use crate::kernels::swe::Bathymetry;
@@ -82,12 +82,36 @@ pub struct ClusterArgs {
     pub link_timeout: f64,
     /// Steps per time block (the fused engine on a GPU, or the CPU backend): the PEs clear
     /// of the bands along the wafer's left and low edges (whose points read the links)
-    /// advance this many steps at once (1, 3, 5, 7, 9, 15 or 21; 1: none; every kernel)
-    #[arg(long, default_value_t = 1)]
-    pub time_block: u32,
+    /// advance this many steps at once (1, 3, 5, 7, 9, 15 or 21; 1: none; every kernel), or
+    /// auto: what `--engine auto` picks (none for an engine named by --engine)
+    #[arg(long, default_value = "auto", value_parser = parse_time_block)]
+    pub time_block: TimeBlockArg,
+}
+
+/// `--time-block`: `auto` (`None`) or a number of steps (1: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBlockArg(pub Option<u32>);
+
+/// `auto` or a number of steps, checked with the rest of the configuration.
+pub(crate) fn parse_time_block(s: &str) -> std::result::Result<TimeBlockArg, String> {
+    match s {
+        "auto" => Ok(TimeBlockArg(None)),
+        k => k.parse().map(|k| TimeBlockArg(Some(k))).map_err(|_| {
+            format!("'{s}' is not a time block: use auto or a number of steps such as 5")
+        }),
+    }
 }
 
 impl ClusterArgs {
+    /// The engine `--engine NAME` asks for, with `--time-block 1` keeping `auto` from
+    /// blocking in time.
+    pub(crate) fn engine_kind(&self, name: &str) -> Result<EngineKind> {
+        Ok(match (EngineKind::parse(name)?, self.time_block.0) {
+            (EngineKind::Auto, Some(1)) => EngineKind::AutoWithoutBlocks,
+            (kind, _) => kind,
+        })
+    }
+
     /// The cluster of wafers of `wafer`, its links, and the placement.
     pub(crate) fn config(
         &self,
@@ -108,7 +132,7 @@ impl ClusterArgs {
         }
         let placement = Placement {
             devices: self.devices,
-            time_block: self.time_block,
+            time_block: self.time_block.0.unwrap_or(1),
             timeout: Duration::from_secs_f64(self.link_timeout),
             ..Placement::default()
         };
@@ -162,4 +186,62 @@ pub(crate) fn parse_pes(s: &str) -> std::result::Result<(u32, u32), String> {
         w.trim().parse().map_err(|_| bad())?,
         h.trim().parse().map_err(|_| bad())?,
     ))
+}
+
+/// The most model time any flag takes: 10 days.
+pub(crate) const MAX_MODEL_SECONDS: f64 = 240.0 * 3600.0;
+
+/// Model time with its unit, `60s`, `10min` or `2h` (decimals allowed), as seconds, above 0
+/// and at most [`MAX_MODEL_SECONDS`]. A bare number is refused: `old_unit` is the unit the
+/// flag took before units were required, so the message gives the old value's new spelling.
+pub(crate) fn parse_model_time(s: &str, old_unit: &str) -> std::result::Result<f64, String> {
+    let units = [("min", 60.0), ("s", 1.0), ("h", 3600.0)];
+    let Some((number, scale)) = units
+        .iter()
+        .find_map(|&(unit, scale)| s.strip_suffix(unit).map(|n| (n, scale)))
+    else {
+        return Err(match s.trim().parse::<f64>() {
+            Ok(_) => format!("model time needs its unit: {s}{old_unit} (or s, min, h)"),
+            Err(_) => {
+                format!("'{s}' is not a model time: use a number and s, min or h (60s, 10min, 2h)")
+            }
+        });
+    };
+    let seconds = number
+        .trim()
+        .parse::<f64>()
+        .map(|v| v * scale)
+        .map_err(|_| {
+            format!("'{s}' is not a model time: use a number and s, min or h (60s, 10min, 2h)")
+        })?;
+    match seconds > 0.0 && seconds <= MAX_MODEL_SECONDS {
+        true => Ok(seconds),
+        false => Err(format!("{s}: allowed above 0s, at most 240h")),
+    }
+}
+
+/// A picture's colour range: `auto` (`None`: each picture its own) or `LO,HI`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColourRange(pub Option<(f64, f64)>);
+
+/// `auto` or `LO,HI`, finite with LO < HI.
+pub(crate) fn parse_colour_range(s: &str) -> std::result::Result<ColourRange, String> {
+    if s == "auto" {
+        return Ok(ColourRange(None));
+    }
+    let bad = || format!("'{s}' is not a range: use auto or LO,HI such as -2,2");
+    let (lo, hi) = s.split_once(',').ok_or_else(bad)?;
+    let (lo, hi): (f64, f64) = (
+        lo.trim().parse().map_err(|_| bad())?,
+        hi.trim().parse().map_err(|_| bad())?,
+    );
+    match lo.is_finite() && hi.is_finite() && lo < hi {
+        true => Ok(ColourRange(Some((lo, hi)))),
+        false => Err(format!("{s}: allowed finite LO < HI, or auto")),
+    }
+}
+
+/// The refusal of a flag that was renamed: its new spelling with the value given.
+pub(crate) fn renamed(old: &str, value: &str, new: &str) -> crate::Error {
+    invalid!("--{old} {value}: renamed, use {new}")
 }

@@ -6,7 +6,7 @@ use crate::commands::bench::BenchConfig;
 use crate::kernels::KernelKind;
 use crate::Result;
 
-use super::args::{kernel_help, parse_pes, EngineArgs, JsonArgs};
+use super::args::{kernel_help, parse_pes, parse_time_block, EngineArgs, JsonArgs, TimeBlockArg};
 
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     pub devices: u32,
     /// Steps per time block of extra rows: the GPU's fused engine and the CPU backend, every kernel; auto: each engine's own, as `run --engine auto` takes them (on a GPU 5, on a CPU adapter 5 for heat and 3 for shallow water, in registers; on the CPU backend 15 for heat, 9 for swe and 5 for swe-c; shorter where the wafer is too small); or 1, 3, 5, 7, 9, 15 or 21 for every engine (1: none)
     #[arg(long, default_value = "auto", value_parser = parse_time_block)]
-    pub time_block: BenchTimeBlock,
+    pub time_block: TimeBlockArg,
     /// After the timed runs, run each GPU variant once more with a GPU timestamp before and after every dispatch, and print the GPU time per step of each kernel
     #[arg(long)]
     pub profile: bool,
@@ -44,20 +44,6 @@ pub struct BenchArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub json: JsonArgs,
-}
-
-/// A bench's `--time-block`: `auto` (`None`: each engine's own) or steps for every engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BenchTimeBlock(pub Option<u32>);
-
-/// `auto` or a number of steps, checked with the rest of the configuration.
-fn parse_time_block(s: &str) -> std::result::Result<BenchTimeBlock, String> {
-    match s {
-        "auto" => Ok(BenchTimeBlock(None)),
-        k => k.parse().map(|k| BenchTimeBlock(Some(k))).map_err(|_| {
-            format!("'{s}' is not a time block: use auto or a number of steps such as 5")
-        }),
-    }
 }
 
 impl BenchArgs {

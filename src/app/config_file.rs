@@ -20,6 +20,11 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
     let name = args.get(1).filter(|a| !a.starts_with('-')).ok_or_else(|| {
         invalid!("--config goes after the command: wafer-emu run --config {path}")
     })?;
+    if let Some(action) = args.get(2).filter(|a| is_action(name, a)) {
+        return Err(invalid!(
+            "--config: `wafer-emu {name} {action}` takes no run file (one sets the flags of `wafer-emu {name}` itself)"
+        ));
+    }
     let (kernel, flags) = toml_flags(path, name, &table)?;
     let rest: Vec<String> = args[2..]
         .iter()
@@ -41,6 +46,13 @@ pub fn with_config(args: Vec<String>) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Whether `word` is a subcommand of command `name` (`sweep merge`).
+fn is_action(name: &str, word: &str) -> bool {
+    Cli::command_line()
+        .find_subcommand(name)
+        .is_some_and(|c| c.find_subcommand(word).is_some())
+}
+
 /// The flags of command `name` that a TOML table says (keys are long flags, `_` for `-`), and
 /// its `kernel`; unknown keys are refused by name (`source` names the file in messages).
 pub fn toml_flags(
@@ -49,7 +61,7 @@ pub fn toml_flags(
     table: &toml::Table,
 ) -> Result<(Option<String>, Vec<String>)> {
     let path = source;
-    let cli = <Cli as clap::CommandFactory>::command();
+    let cli = Cli::command_line();
     let command = cli
         .find_subcommand(name)
         .ok_or_else(|| invalid!("unknown command '{name}'"))?;

@@ -11,8 +11,8 @@ mod run;
 mod sweep;
 mod tsunami;
 
-pub use args::{ClusterArgs, EngineArgs, JsonArgs};
-pub use bench::{BenchArgs, BenchTimeBlock};
+pub use args::{ClusterArgs, EngineArgs, JsonArgs, TimeBlockArg};
+pub use bench::BenchArgs;
 pub use config_file::{toml_flags, with_config};
 pub use predict::PredictArgs;
 pub use reproduce::ReproduceArgs;
@@ -20,8 +20,6 @@ pub use resume::{kept_command_line, ResumeArgs};
 pub use run::{HeatArgs, RunArgs, SweArgs};
 pub use sweep::{SweepAction, SweepArgs, SweepCommandLine};
 pub use tsunami::TsunamiArgs;
-
-use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -35,12 +33,52 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// A run file of this command's flags, given after the command (`wafer-emu COMMAND
-    /// --config FILE.toml`): TOML whose keys are its long flags (for run: `steps = 100`, `check
-    /// = true`, `link = ["0,0,up:delay=1"]`, `kernel = "swe"`); flags given on the command line
-    /// override it, unknown keys are refused by name
-    #[arg(long, global = true, value_name = "FILE.toml")]
-    pub config: Option<PathBuf>,
+}
+
+impl Cli {
+    /// The parser, with each command's `--config FILE.toml` (a run file, which
+    /// [`with_config`] expands before parsing), its help naming the command and its keys.
+    pub fn command_line() -> clap::Command {
+        let mut cli = <Cli as clap::CommandFactory>::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        for name in names {
+            let example = match name.as_str() {
+                "run" => "`kernel = \"swe\"`, `steps = 100`, `check = true`, `link = [\"0,0,up:delay=1\"]`",
+                "tsunami" => "`duration = \"6h\"`, `resolution = \"30min\"`, `gauges = \"g.csv\"`",
+                "predict" => "`kernel = \"heat5\"`, `n = 2`, `set = [\"hop_latency_ns=2\"]`",
+                "bench" => "`kernel = \"heat5\"`, `grid = 2048`, `n = \"2,8\"`",
+                "reproduce" => "`pes = \"cs3\"`, `link_jitter = 5`",
+                "sweep" => "`out = \"sweep\"`, `shard = \"0/4\"`",
+                _ => "`json = \"out.json\"`",
+            };
+            let help = format!(
+                "A run file of `wafer-emu {name}`'s flags, given after the command: TOML whose keys \
+                 are its long flags ({example}); flags given on the command line override it, \
+                 unknown keys are refused by name"
+            );
+            let config = clap::Arg::new("config")
+                .long("config")
+                .value_name("FILE.toml")
+                .help(help);
+            cli = cli.mut_subcommand(name, |c| c.arg(config));
+        }
+        cli
+    }
+
+    /// Parses a command line (the program's name first) with [`Cli::command_line`].
+    pub fn parse_line<I, T>(line: I) -> std::result::Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::FromArgMatches;
+        Self::command_line()
+            .try_get_matches_from(line)
+            .and_then(|matches| Self::from_arg_matches(&matches))
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,7 +9,7 @@ use crate::kernels::KernelKind;
 use crate::timing::{ClusterShape, PredictConfig, TelemetryPlan, TimingParams};
 use crate::{invalid, Result};
 
-use super::args::{kernel_help, parse_node, parse_pes, EngineArgs, JsonArgs};
+use super::args::{kernel_help, parse_node, parse_pes, renamed, EngineArgs, JsonArgs};
 
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
@@ -23,7 +23,7 @@ pub struct PredictArgs {
     #[arg(long, default_value = "cs3")]
     pub pes: String,
     /// Grid points per PE side
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=crate::wafer::MAX_N as i64))]
     pub n: u32,
     /// dt (domain translation, the default), static, or ghosts:G (overlapping ghosts of width G)
     #[arg(long)]
@@ -37,10 +37,12 @@ pub struct PredictArgs {
     /// Bandwidth per wafer side and direction in Gbit/s (default 300)
     #[arg(long)]
     pub link_bandwidth_gbps: Option<f64>,
-    /// Any other parameter, KEY=VALUE (a0, a1, a2, hop_latency_ns, link_capacity, node_power_kw, ...)
+    /// Any other parameter, KEY=VALUE (a0, a1, a2, hop_latency_ns or hop_latency_s,
+    /// link_capacity, node_power_kw or node_power_w, ...)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// A file of KEY = VALUE lines, applied before the flags
+    /// A file of KEY = VALUE lines, or JSON (`predict --json` output, or an object of
+    /// parameters), applied before the flags
     #[arg(long, value_name = "FILE")]
     pub params: Option<PathBuf>,
     /// Simulate every wafer instead of one wafer linked to itself (slow for large clusters)
@@ -57,8 +59,10 @@ pub struct PredictArgs {
     #[arg(long, value_name = "FILE")]
     pub telemetry: Option<PathBuf>,
     /// Sample the clocks every K steps
-    #[arg(long, default_value_t = 16)]
-    pub sample_every: u64,
+    #[arg(long, value_name = "K", default_value_t = 16)]
+    pub sample_every_steps: u64,
+    #[arg(long, hide = true)]
+    pub sample_every: Option<String>,
     /// Sample every S-th PE in each direction
     #[arg(long, default_value_t = 32)]
     pub sample_stride: u32,
@@ -85,6 +89,10 @@ impl PredictArgs {
 
     /// The validated model configuration.
     fn config(&self) -> Result<PredictConfig> {
+        if let Some(k) = &self.sample_every {
+            let new = format!("--sample-every-steps {k} (predict counts steps)");
+            return Err(renamed("sample-every", k, &new));
+        }
         let kernel = KernelKind::parse(&self.kernel)?;
         let mut params = TimingParams::paper(kernel);
         if let Some(path) = &self.params {
@@ -140,10 +148,10 @@ impl PredictArgs {
         }
         let telemetry = match &self.telemetry {
             None => None,
-            Some(_) if self.sample_every == 0 || self.sample_stride == 0 => {
+            Some(_) if self.sample_every_steps == 0 || self.sample_stride == 0 => {
                 return Err(invalid!(
-                    "sample-every = {} and sample-stride = {} must both be >= 1",
-                    self.sample_every,
+                    "sample-every-steps = {} and sample-stride = {} must both be >= 1",
+                    self.sample_every_steps,
                     self.sample_stride
                 ))
             }
@@ -155,16 +163,16 @@ impl PredictArgs {
                 let per_sample = wafers
                     * shape.pes_x.div_ceil(self.sample_stride) as u64
                     * shape.pes_y.div_ceil(self.sample_stride) as u64;
-                let samples = self.max_steps / self.sample_every + 1;
+                let samples = self.max_steps / self.sample_every_steps + 1;
                 // The samples, then their flattened copy, 8 bytes each.
                 let bytes = per_sample.saturating_mul(samples).saturating_mul(16);
                 crate::memory::check_host_memory(
                     "the telemetry",
                     bytes,
-                    "sample less often (--sample-every), fewer PEs (--sample-stride) or fewer steps (--max-steps)",
+                    "sample less often (--sample-every-steps), fewer PEs (--sample-stride) or fewer steps (--max-steps)",
                 )?;
                 Some(TelemetryPlan {
-                    every: self.sample_every,
+                    every: self.sample_every_steps,
                     stride: self.sample_stride,
                 })
             }

@@ -11,10 +11,10 @@ use crate::{invalid, Result};
 #[derive(Debug, Args)]
 #[command(trailing_var_arg = true)]
 pub struct ResumeArgs {
-    /// The folder of a run or tsunami that wrote checkpoints (--checkpoint-every)
+    /// The folder of a run or tsunami that wrote checkpoints (--checkpoint-every-steps, --checkpoint-every)
     pub dir: PathBuf,
-    /// Flags that may change: for run --steps, --snapshot-every, --checkpoint-every, --json;
-    /// for tsunami --hours, --checkpoint-every, --json
+    /// Flags that may change: for run --steps, --snapshot-every-steps, --checkpoint-every-steps,
+    /// --json; for tsunami --duration, --checkpoint-every, --json
     #[arg(allow_hyphen_values = true, value_name = "FLAGS")]
     pub flags: Vec<String>,
 }
@@ -25,12 +25,12 @@ const MAY_CHANGE: [(&str, &[&str]); 2] = [
         "run",
         &[
             "--steps",
-            "--snapshot-every",
-            "--checkpoint-every",
+            "--snapshot-every-steps",
+            "--checkpoint-every-steps",
             "--json",
         ],
     ),
-    ("tsunami", &["--hours", "--checkpoint-every", "--json"]),
+    ("tsunami", &["--duration", "--checkpoint-every", "--json"]),
 ];
 
 /// `line` (a command line after its run file is expanded) as a checkpoint keeps it: without

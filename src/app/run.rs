@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::commands::run::RunConfig;
-use crate::engine::EngineKind;
 use crate::kernels::swe::{SweConfig, Walls};
 use crate::kernels::{HeatCoefficients, KernelKind, KernelOptions, OptionGroup};
 use crate::model::Problem;
@@ -13,7 +12,8 @@ use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
 use super::args::{
-    bathymetry, kernel_help, parse_pair, parse_pes, ClusterArgs, EngineArgs, JsonArgs,
+    bathymetry, kernel_help, parse_colour_range, parse_pair, parse_pes, renamed, ClusterArgs,
+    ColourRange, EngineArgs, JsonArgs,
 };
 
 #[derive(Debug, Args)]
@@ -53,20 +53,24 @@ pub struct RunArgs {
     pub no_output: bool,
     /// Also write the field every K steps (step 0 included)
     #[arg(long, value_name = "K")]
-    pub snapshot_every: Option<u64>,
+    pub snapshot_every_steps: Option<u64>,
     /// Write a checkpoint (every field and the step) into OUT/checkpoint every K steps; on
     /// SIGINT or SIGTERM the run writes one and stops
     #[arg(long, value_name = "K")]
-    pub checkpoint_every: Option<u64>,
+    pub checkpoint_every_steps: Option<u64>,
+    #[arg(long, hide = true)]
+    pub snapshot_every: Option<String>,
+    #[arg(long, hide = true)]
+    pub checkpoint_every: Option<String>,
     /// Continue the run whose folder is DIR from its checkpoint, to --steps, bit for bit as if
     /// it had not stopped (the same command line otherwise; DIR is the output folder, whose
     /// files stay; --out is not used)
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
-    /// Colour range LO,HI of every picture (the same scale across snapshots); by default each
-    /// picture's own range
-    #[arg(long, value_name = "LO,HI", value_parser = parse_pair, allow_hyphen_values = true)]
-    pub range: Option<(f64, f64)>,
+    /// Colour range LO,HI of every picture (the same scale across snapshots), or auto: each
+    /// picture its own
+    #[arg(long, value_name = "LO,HI", default_value = "auto", value_parser = parse_colour_range, allow_hyphen_values = true)]
+    pub range: ColourRange,
     /// What runs: the emulated wafers with Table 3's explicit sendrecv and compute dispatches
     /// (wafer), the same wafers with each stage one dispatch of workgroups that are blocks of
     /// PEs (fused; GPU only, the explicit dispatches where one PE's points do not fit a
@@ -216,6 +220,15 @@ impl SweArgs {
 impl RunArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<RunConfig> {
+        for (old, value) in [
+            ("snapshot-every", &self.snapshot_every),
+            ("checkpoint-every", &self.checkpoint_every),
+        ] {
+            if let Some(k) = value {
+                let new = format!("--{old}-steps {k} (run counts steps)");
+                return Err(renamed(old, k, &new));
+            }
+        }
         let kind = KernelKind::parse(&self.kernel)?;
         let pes = self.pes.unwrap_or(kind.spec().default_pes);
         let geometry = WaferGeometry::new(pes.0, pes.1, self.n, kind.spec().comm_width)?;
@@ -243,8 +256,10 @@ impl RunArgs {
         let (cluster, links, placement) = self.cluster.config(geometry)?;
         let kernel = kind.configure(&options, cluster.whole()?.global_size())?;
         let problem = Problem::new(kernel, cluster)?.with_links(links)?;
-        if self.snapshot_every == Some(0) {
-            return Err(invalid!("snapshot-every = 0: allowed 1 or more steps"));
+        if self.snapshot_every_steps == Some(0) {
+            return Err(invalid!(
+                "snapshot-every-steps = 0: allowed 1 or more steps"
+            ));
         }
         let mut engine = self.engine.request()?;
         engine.placement = placement;
@@ -253,13 +268,8 @@ impl RunArgs {
             steps: self.steps,
             engine,
             force: self.force,
-            range: match self.range {
-                Some((lo, hi)) if !(lo.is_finite() && hi.is_finite() && lo < hi) => {
-                    return Err(invalid!("range {lo},{hi}: allowed finite LO < HI"))
-                }
-                r => r.map(|(lo, hi)| (lo as f32, hi as f32)),
-            },
-            engine_kind: EngineKind::parse(&self.engine_kind)?,
+            range: self.range.0.map(|(lo, hi)| (lo as f32, hi as f32)),
+            engine_kind: self.cluster.engine_kind(&self.engine_kind)?,
             out: match (&self.resume, self.no_output) {
                 (Some(_), true) => {
                     return Err(invalid!(
@@ -269,13 +279,15 @@ impl RunArgs {
                 (Some(dir), false) => Some(dir.clone()),
                 (None, no_output) => (!no_output).then(|| self.out.clone()),
             },
-            snapshot_every: self.snapshot_every,
+            snapshot_every: self.snapshot_every_steps,
             check: self.check,
-            checkpoint_every: match self.checkpoint_every {
-                Some(0) => return Err(invalid!("checkpoint-every = 0: allowed 1 or more steps")),
+            checkpoint_every: match self.checkpoint_every_steps {
+                Some(0) => {
+                    return Err(invalid!("checkpoint-every-steps = 0: allowed 1 or more steps"))
+                }
                 Some(_) if self.no_output => {
                     return Err(invalid!(
-                        "--checkpoint-every writes into the output folder: it cannot go with --no-output"
+                        "--checkpoint-every-steps writes into the output folder: it cannot go with --no-output"
                     ))
                 }
                 k => k,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use super::{toml_flags, Cli, Command};
@@ -72,13 +72,13 @@ impl CommandLine for SweepCommandLine {
     }
 
     fn check(&self, line: &[String]) -> std::result::Result<(), String> {
-        Cli::try_parse_from(line)
+        Cli::parse_line(line)
             .map(|_| ())
             .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())
     }
 
     fn run(&self, line: &[String], warn: &mut dyn FnMut(&str)) -> Result<Value> {
-        let cli = Cli::try_parse_from(line).map_err(|e| invalid!("{e}"))?;
+        let cli = Cli::parse_line(line).map_err(|e| invalid!("{e}"))?;
         match cli.command {
             Command::Run(args) => {
                 let config = args.config()?;

@@ -14,7 +14,10 @@ use crate::wafer::WaferGeometry;
 use crate::wafer::MAX_N;
 use crate::{invalid, Result};
 
-use super::args::{bathymetry, parse_pair, ClusterArgs, EngineArgs, JsonArgs};
+use super::args::{
+    bathymetry, parse_colour_range, parse_model_time, parse_pair, renamed, ClusterArgs,
+    ColourRange, EngineArgs, JsonArgs,
+};
 
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
@@ -35,9 +38,11 @@ pub struct TsunamiArgs {
     /// Area the hump covers, km^2 (its radius is sqrt(area / pi))
     #[arg(long, default_value_t = Impact::PAPER.area_km2, allow_negative_numbers = true)]
     pub area: f64,
-    /// Model hours after the impact
-    #[arg(long, default_value_t = 14.0, allow_negative_numbers = true)]
-    pub hours: f64,
+    /// Model time after the impact: 14h, 90min, 600s
+    #[arg(long, value_name = "TIME", default_value = "14h", value_parser = |s: &str| parse_model_time(s, "h"))]
+    pub duration: f64,
+    #[arg(long, hide = true, allow_negative_numbers = true)]
+    pub hours: Option<String>,
     /// Grid spacing: degrees (0.5, 0.5deg), arc-minutes (30min, 1min), or auto: 5 arc-minutes
     /// on a GPU, 6 on the CPU backend, 12 on a software adapter (each under ten minutes on its
     /// hardware; finer grids lead the wave's arrival by fewer kilometres, docs/design.md)
@@ -63,16 +68,17 @@ pub struct TsunamiArgs {
     /// Centres shallower than this at rest (metres) are land: the coast of a coarse grid
     #[arg(long, value_name = "M", default_value_t = crate::kernels::swe::DEFAULT_LEAST_DEPTH, allow_negative_numbers = true)]
     pub least_depth: f64,
-    /// Model minutes between frames (PNG, and NetCDF records)
-    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
+    /// Model time between frames (PNG, and NetCDF records): 60min, 2h
+    #[arg(long, value_name = "TIME", default_value = "60min", value_parser = |s: &str| parse_model_time(s, "min"))]
     pub frame_every: f64,
-    /// Model seconds between samples of the gauges and the maps
-    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
+    /// Model time between samples of the gauges and the maps: 60s, 5min
+    #[arg(long, value_name = "TIME", default_value = "60s", value_parser = |s: &str| parse_model_time(s, "s"))]
     pub sample_every: f64,
-    /// The frames show eta from -RANGE to RANGE metres (the same scale in every frame), or
-    /// auto: each frame its own, the 99.5th percentile of |eta| where the wave has arrived
-    #[arg(long, default_value = "auto", allow_negative_numbers = true)]
-    pub range: String,
+    /// The frames' colour range LO,HI in metres of eta, centred on sea level (-2,2: the same
+    /// scale in every frame), or auto: each frame its own, the 99.5th percentile of |eta| where
+    /// the wave has arrived
+    #[arg(long, value_name = "LO,HI", default_value = "auto", value_parser = parse_colour_range, allow_hyphen_values = true)]
+    pub range: ColourRange,
     /// A gauge that falls on land at the resolution moves to the nearest water within this
     /// many km (a note says where it went); beyond, the run is refused naming the gauge.
     /// auto: two cells at the gauge's latitude
@@ -104,11 +110,12 @@ pub struct TsunamiArgs {
     #[arg(long)]
     pub no_netcdf_frames: bool,
     /// Write a checkpoint (the state, the maps, the gauges and the frames so far) into
-    /// OUT/checkpoint every MIN minutes of model time; on SIGINT or SIGTERM write one and stop
-    #[arg(long, value_name = "MIN")]
+    /// OUT/checkpoint every TIME of model time (30min, 2h); on SIGINT or SIGTERM write one and
+    /// stop
+    #[arg(long, value_name = "TIME", value_parser = |s: &str| parse_model_time(s, "min"))]
     pub checkpoint_every: Option<f64>,
     /// Continue the tsunami whose folder is DIR from its checkpoint (the same command line
-    /// otherwise; --hours may grow; DIR is the output folder, whose files stay; --out is not
+    /// otherwise; --duration may grow; DIR is the output folder, whose files stay; --out is not
     /// used), bit for bit as if it had not stopped
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
@@ -189,6 +196,9 @@ fn parse_resolution(s: &str) -> Result<f64> {
 impl TsunamiArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<TsunamiConfig> {
+        if let Some(hours) = &self.hours {
+            return Err(renamed("hours", hours, &format!("--duration {hours}h")));
+        }
         let impact = Impact {
             lat: self.lat,
             lon: self.lon,
@@ -197,8 +207,8 @@ impl TsunamiArgs {
         };
         impact.validate()?;
         let mut engine = self.engine.request()?;
-        let engine_kind = EngineKind::parse(&self.engine_kind)?;
-        let blocks = engine_kind == EngineKind::Auto && self.cluster.time_block == 1;
+        let engine_kind = self.cluster.engine_kind(&self.engine_kind)?;
+        let blocks = engine_kind == EngineKind::Auto && self.cluster.time_block.0.is_none();
         let kind = KernelKind::parse(&self.kernel)?;
         let defaults = HardwareDefaults::of(&engine, kind, blocks)?;
         let resolution = match self.resolution.as_str() {
@@ -212,25 +222,14 @@ impl TsunamiArgs {
                 _ => return Err(invalid!("n = {text}: allowed auto or 1..={MAX_N}")),
             },
         };
-        for (name, v, max) in [
-            ("hours", self.hours, 240.0),
-            ("frame-every", self.frame_every, 1e5),
-            ("sample-every", self.sample_every, 1e5),
-        ] {
-            if !(v > 0.0 && v <= max) {
-                return Err(invalid!("{name} = {v}: allowed 0 < {name} <= {max}"));
+        let eta_range = match self.range.0 {
+            None => None,
+            Some((lo, hi)) if lo == -hi => Some(hi as f32),
+            Some((lo, hi)) => {
+                return Err(invalid!(
+                    "range {lo},{hi}: the frames' palette is centred on sea level: allowed -R,R such as -{hi},{hi}"
+                ))
             }
-        }
-        let eta_range = match self.range.as_str() {
-            "auto" => None,
-            text => match text.parse::<f32>() {
-                Ok(v) if v > 0.0 && v.is_finite() => Some(v),
-                _ => {
-                    return Err(invalid!(
-                        "range '{text}': allowed auto or a number of metres above 0"
-                    ))
-                }
-            },
         };
         if !(self.threshold > 0.0 && self.threshold.is_finite()) {
             return Err(invalid!(
@@ -293,22 +292,15 @@ impl TsunamiArgs {
         Ok(TsunamiConfig {
             impact,
             resolution,
-            hours: self.hours,
+            hours: self.duration / 3600.0,
             swe,
             problem,
             engine,
             engine_kind,
             out: self.resume.clone().unwrap_or_else(|| self.out.clone()),
-            checkpoint_every: match self.checkpoint_every {
-                Some(m) if !(m.is_finite() && m > 0.0 && m <= 1e5) => {
-                    return Err(invalid!(
-                        "checkpoint-every = {m} minutes: allowed more than 0, at most 1e5"
-                    ))
-                }
-                m => m,
-            },
+            checkpoint_every: self.checkpoint_every.map(|s| s / 60.0),
             resume: self.resume.is_some(),
-            frame_minutes: self.frame_every,
+            frame_minutes: self.frame_every / 60.0,
             sample_seconds: self.sample_every,
             eta_range,
             gauge_radius,

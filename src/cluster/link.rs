@@ -282,11 +282,15 @@ impl fmt::Display for LinkTable<'_> {
 /// for a package, or for room), only for links between devices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkStats {
+    /// The link in words, for the summary (the JSON has it as `from`, `to`, `direction`).
+    #[serde(skip)]
     pub link: String,
     pub from: glam::UVec2,
     pub to: glam::UVec2,
     pub direction: Direction,
+    #[serde(rename = "delay_rounds")]
     pub delay: u32,
+    #[serde(rename = "capacity_packages")]
     pub capacity: u32,
     pub packages: u64,
     pub bytes: u64,

@@ -102,7 +102,7 @@ fn hash(problem: &Problem, key: &str) -> String {
     let text = format!(
         "{} {:?} {:?} {:?} {} {key}",
         problem.spec().name,
-        problem.kernel.describe(),
+        problem.kernel.parameters(),
         problem.cluster,
         problem.link_specs,
         env!("CARGO_PKG_VERSION")

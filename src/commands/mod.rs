@@ -34,6 +34,6 @@ pub(crate) fn stop_requested() -> bool {
 /// The error of a run stopped by a signal at `step` that writes no checkpoints.
 pub(crate) fn stopped_unsaved(step: u64) -> crate::Error {
     crate::Error::Aborted(format!(
-        "stopped by a signal at step {step}; what it wrote so far stays, but without --checkpoint-every it cannot be resumed"
+        "stopped by a signal at step {step}; what it wrote so far stays, but without checkpoints (--checkpoint-every-steps in run, --checkpoint-every in tsunami) it cannot be resumed"
     ))
 }

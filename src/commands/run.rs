@@ -260,8 +260,11 @@ fn step_through(
         .steps
         .div_ceil(PROGRESS_REPORTS)
         .next_multiple_of(crate::blocking::WHOLE_BLOCKS);
-    // A kernel that can blow up is read back and checked after every chunk too.
-    let watch = problem.kernel.shallow_water().is_some();
+    // A kernel that can blow up is read back and checked every few steps too.
+    let mut watch = problem
+        .kernel
+        .shallow_water()
+        .map(|_| Watch::new(sim.time_block(), offset, chunk));
     loop {
         let step = sim.step() + offset;
         let last = step == config.steps;
@@ -272,7 +275,9 @@ fn step_through(
             (stop && checkpointing) || (every(config.checkpoint_every) && step > offset);
         let snapshot = every(config.snapshot_every) && config.out.is_some();
         // One read-back serves the check, the checkpoint, the snapshot and the last step.
-        let state = match last || snapshot || checkpoint || (watch && step > offset) {
+        let watched = watch.as_ref().is_some_and(|w| w.due(step));
+        let reading = Instant::now();
+        let state = match last || snapshot || checkpoint || watched {
             true => Some(sim.state()?),
             false => None,
         };
@@ -284,6 +289,10 @@ fn step_through(
                 }
                 return Err(blown);
             }
+        }
+        if let Some(watch) = watch.as_mut().filter(|_| state.is_some()) {
+            let per_step = stepping.as_secs_f64() / sim.step().max(1) as f64;
+            watch.checked(step, reading.elapsed(), per_step);
         }
         if let (Some(dir), Some(state), true) = (&config.out, &state, checkpoint) {
             checkpoint::write(dir, (problem, ""), step, state, &[])?;
@@ -305,11 +314,51 @@ fn step_through(
         let next = |every: Option<u64>| every.map_or(config.steps, |k| (step / k + 1) * k);
         let until = next(config.snapshot_every)
             .min(next(config.checkpoint_every))
+            .min(watch.as_ref().map_or(config.steps, |w| w.next))
             .min(config.steps);
         let started = Instant::now();
         sim.advance(chunk.min(until - step))?;
         stepping += started.elapsed();
         on_progress(sim.step() + offset, config.steps);
+    }
+}
+
+/// Steps between two checks per check's worth of time: a check costs about 1/20 of the stepping.
+const CHECK_SHARE: f64 = 20.0;
+
+/// When a run of a kernel that can blow up reads its state back to check it: every few steps,
+/// as many as keep a check's cost near a twentieth of the steps' between two checks, in whole time
+/// blocks, at most a progress chunk apart.
+struct Watch {
+    block: u64,
+    most: u64,
+    /// The step of the next check.
+    next: u64,
+}
+
+impl Watch {
+    fn new(block: u32, from: u64, most: u64) -> Self {
+        let block = u64::from(block.max(1));
+        Self {
+            block,
+            most: most.max(block),
+            next: from + block,
+        }
+    }
+
+    fn due(&self, step: u64) -> bool {
+        step >= self.next
+    }
+
+    /// After a check at `step` that took `check`, with steps of `per_step` seconds each (0
+    /// before the first step: then the next check comes after one block).
+    fn checked(&mut self, step: u64, check: Duration, per_step: f64) {
+        let ratio = match per_step > 0.0 {
+            true => CHECK_SHARE * check.as_secs_f64() / per_step,
+            false => 0.0,
+        };
+        let every = (ratio.ceil() as u64).next_multiple_of(self.block);
+        self.next = step + every.clamp(self.block, self.most);
     }
 }
 
@@ -355,10 +404,15 @@ fn write_surface_netcdf(
     };
     let [eta, u, v] = swe.at_centres(state).map(|f| water(&f));
     let attributes: Vec<(String, Attribute)> = swe
-        .describe()
+        .parameters()
         .into_iter()
-        .map(|(k, v)| (k.replace([' ', '(', ')', '/'], "_"), Attribute::Text(v)))
-        .chain([("dt_s".into(), Attribute::Number(swe.dt()))])
+        .map(|(k, v)| {
+            let value = match v.as_f64() {
+                Some(x) => Attribute::Number(x),
+                None => Attribute::Text(crate::kernels::parameter_text(&v)),
+            };
+            (k.to_string(), value)
+        })
         .collect();
     let time = step as f64 * swe.dt();
     write_surface(path, (&lat, &lon), time, [&eta, &u, &v], &attributes)
@@ -392,9 +446,10 @@ impl RunReport {
         let c = &p.cluster;
         serde_json::json!({
             "command": "run",
+            "schema": 1,
             "version": env!("CARGO_PKG_VERSION"),
             "kernel": p.spec().name,
-            "parameters": p.kernel.describe().into_iter().collect::<std::collections::BTreeMap<_, _>>(),
+            "parameters": p.kernel.parameters().into_iter().map(|(k, v)| (k.to_string(), v)).collect::<serde_json::Map<_, _>>(),
             "wafers": [c.wafers_x, c.wafers_y],
             "pes_per_wafer": [c.wafer.pes_x, c.wafer.pes_y],
             "n": c.wafer.n,
@@ -402,11 +457,10 @@ impl RunReport {
             "grid": p.geometry.global_size(),
             "steps": self.steps,
             "plan": self.plan,
-            "engine": self.engine,
+            "engine_summary": self.engine,
             "stepping_seconds": self.stepping.as_secs_f64(),
             "updates_per_second": self.updates_per_second(),
-            "fields": self.problem.spec().fields,
-            "field_range": self.final_field_range,
+            "field_range": self.problem.spec().fields.iter().zip(&self.final_field_range).map(|(name, (lo, hi))| (name.to_string(), serde_json::json!([lo, hi]))).collect::<serde_json::Map<_, _>>(),
             "energy_j": self.conserved.map(|c| c.energy_j),
             "energy_drift": self.conserved.and_then(|c| c.energy_drift()),
             "volume_m3": self.conserved.map(|c| c.volume_m3),
@@ -416,7 +470,6 @@ impl RunReport {
                 "differing_points": c.differing_points,
             })),
             "links": self.links,
-            "link_specs": p.link_specs.iter().map(|s| [s.delay, s.capacity]).collect::<Vec<_>>(),
             "emulated": self.emulated.as_ref().map(|e| e.json()),
         })
     }
@@ -442,8 +495,8 @@ impl fmt::Display for RunReport {
             spec.flops_per_point(),
             spec.stages.len()
         )?;
-        for (key, value) in self.problem.kernel.describe() {
-            writeln!(f, "  {key:<12} {value}")?;
+        for (key, value) in self.problem.kernel.parameters() {
+            writeln!(f, "  {key:<13} {}", crate::kernels::parameter_text(&value))?;
         }
         if let Some(dt) = self.problem.kernel.seconds_per_step() {
             writeln!(

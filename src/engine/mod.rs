@@ -153,6 +153,8 @@ fn with_warnings(ctx: Arc<GpuContext>) -> (Option<Arc<GpuContext>>, Vec<String>)
 pub enum EngineKind {
     /// The emulated engine that is faster for the problem (see [`EngineKind::resolve`]).
     Auto,
+    /// The engine `Auto` picks when it may not block in time (`--time-block 1`).
+    AutoWithoutBlocks,
     /// The emulated wafer: PEs, Table 3's `sendrecv` and `compute` dispatches and SRAM
     /// layout, domain translation.
     Wafer,
@@ -181,7 +183,7 @@ impl EngineKind {
     /// wafer on the engine `auto` picks (the one that fits, where only one does).
     pub fn other(self) -> Self {
         match self {
-            Self::Auto | Self::Wafer | Self::Fused => Self::Global,
+            Self::Auto | Self::AutoWithoutBlocks | Self::Wafer | Self::Fused => Self::Global,
             Self::Global => Self::Auto,
         }
     }
@@ -209,8 +211,10 @@ impl EngineKind {
                     ..placement.clone()
                 },
             ),
-            Self::Auto if hardware.fuses(problem) => (Self::Fused, placement.clone()),
-            Self::Auto => (Self::Wafer, placement.clone()),
+            Self::Auto | Self::AutoWithoutBlocks if hardware.fuses(problem) => {
+                (Self::Fused, placement.clone())
+            }
+            Self::Auto | Self::AutoWithoutBlocks => (Self::Wafer, placement.clone()),
             kind => (kind, placement.clone()),
         }
     }
@@ -418,7 +422,9 @@ pub fn plan(
     let emulated = split::split(problem, parts)?;
     let (kind, placement) = placed(kind, &emulated, Hardware::of(ctx), engine);
     Ok(match (kind, ctx) {
-        (EngineKind::Auto, _) => unreachable!("auto is resolved above"),
+        (EngineKind::Auto | EngineKind::AutoWithoutBlocks, _) => {
+            unreachable!("auto is resolved above")
+        }
         (EngineKind::Global, Some(_)) => EnginePlan::Global {
             on: Backend::Adapter,
         },

@@ -296,8 +296,9 @@ pub trait Kernel: Send + Sync + fmt::Debug {
     /// CPU twin of stage `stage` on a block of points: the new value of field `f` at the
     /// block's point `(j, i)` goes to `out.run(f, i, len)[j]`, from `input`.
     fn stage_block(&self, stage: usize, block: Block, input: &BlockIn, out: &mut BlockOut);
-    /// The parameters, one line per item, for reports.
-    fn describe(&self) -> Vec<(String, String)>;
+    /// The parameters by name (units in the names, as `dt_s`), typed: numbers, booleans,
+    /// strings in their command-line form; for the summary, the JSON and checkpoints' keys.
+    fn parameters(&self) -> Parameters;
     /// Model time of one step in seconds, where the kernel has one.
     fn seconds_per_step(&self) -> Option<f64> {
         self.shallow_water().map(|s| s.dt())
@@ -447,6 +448,24 @@ pub struct KernelOptions {
     pub swe: swe::SweConfig,
     /// The initial condition in the kernel's own syntax (its default when `None`).
     pub init: Option<String>,
+}
+
+/// A kernel's parameters by name, in a stable order.
+pub type Parameters = Vec<(&'static str, serde_json::Value)>;
+
+/// `x` as the JSON number its shortest decimal spelling says (`0.2`, not `0.2000000029802`).
+pub fn parameter_number(x: f32) -> serde_json::Value {
+    x.to_string()
+        .parse::<f64>()
+        .map_or(serde_json::Value::Null, serde_json::Value::from)
+}
+
+/// A parameter's value as a summary line shows it: strings without their quotes.
+pub fn parameter_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

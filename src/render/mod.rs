@@ -10,30 +10,6 @@ use crate::{Error, Result};
 
 use crate::io::{field_npy, write_atomic};
 
-/// Viridis at nine evenly spaced stops.
-const VIRIDIS: [[u8; 3]; 9] = [
-    [68, 1, 84],
-    [71, 44, 122],
-    [59, 81, 139],
-    [44, 113, 142],
-    [33, 144, 141],
-    [39, 173, 129],
-    [92, 200, 99],
-    [170, 220, 50],
-    [253, 231, 37],
-];
-
-/// Blue, white, red (ColorBrewer RdBu, reversed) at seven evenly spaced stops.
-const DIVERGING: [[u8; 3]; 7] = [
-    [33, 102, 172],
-    [103, 169, 207],
-    [209, 229, 240],
-    [247, 247, 247],
-    [253, 219, 199],
-    [239, 138, 98],
-    [178, 24, 43],
-];
-
 /// The colours of a picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Palette {
@@ -44,22 +20,18 @@ pub enum Palette {
 }
 
 impl Palette {
-    /// The colour at `t` in `[0, 1]` (clamped; not a number draws the lowest colour).
+    /// The colour at `t` in `[0, 1]` (clamped; not a number draws the lowest colour):
+    /// viridis, or ColorBrewer's RdBu reversed (blue below the middle, red above).
     fn colour(self, t: f32) -> [u8; 3] {
-        let stops: &[[u8; 3]] = match self {
-            Palette::Sequential => &VIRIDIS,
-            Palette::Diverging => &DIVERGING,
+        let t = match t.is_finite() {
+            true => f64::from(t.clamp(0.0, 1.0)),
+            false => 0.0,
         };
-        let t = if t.is_finite() {
-            t.clamp(0.0, 1.0)
-        } else {
-            0.0
+        let colour = match self {
+            Palette::Sequential => colorous::VIRIDIS.eval_continuous(t),
+            Palette::Diverging => colorous::RED_BLUE.eval_continuous(1.0 - t),
         };
-        let last = stops.len() - 2;
-        let x = t * (stops.len() - 1) as f32;
-        let (k, f) = ((x as usize).min(last), x - (x as usize).min(last) as f32);
-        let (a, b) = (stops[k], stops[k + 1]);
-        [0, 1, 2].map(|c| (a[c] as f32 + (b[c] as f32 - a[c] as f32) * f).round() as u8)
+        colour.as_array()
     }
 }
 

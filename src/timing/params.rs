@@ -34,6 +34,15 @@ impl Method {
         }
     }
 
+    /// The spelling [`Method::parse`] reads: `dt`, `static`, `ghosts:G`.
+    pub fn flag(&self) -> String {
+        match self {
+            Self::DomainTranslation => "dt".into(),
+            Self::StaticDecomposition => "static".into(),
+            Self::OverlappingGhosts { g } => format!("ghosts:{g}"),
+        }
+    }
+
     /// A short name for reports.
     pub fn name(&self) -> String {
         match self {
@@ -112,11 +121,16 @@ impl TimingParams {
             "a1" => self.cost.a1 = number()?,
             "a2" => self.cost.a2 = number()?,
             "clock_ghz" => self.clock_hz = number()? * 1e9,
+            "clock_hz" => self.clock_hz = number()?,
             "peak_flops_per_cycle" => self.peak_flops_per_cycle = number()?,
             "hop_latency_ns" => self.hop_latency_s = number()? * 1e-9,
+            "hop_latency_s" => self.hop_latency_s = number()?,
             "link_latency_us" => self.link_latency_s = number()? * 1e-6,
+            "link_latency_s" => self.link_latency_s = number()?,
             "link_jitter_us" => self.link_jitter_s = number()? * 1e-6,
+            "link_jitter_s" => self.link_jitter_s = number()?,
             "link_bandwidth_gbps" => self.link_bandwidth_bps = number()? * 1e9,
+            "link_bandwidth_bps" => self.link_bandwidth_bps = number()?,
             "link_capacity" => {
                 let v = number()?;
                 if v.fract() != 0.0 || !(0.0..=u32::MAX as f64).contains(&v) {
@@ -125,6 +139,7 @@ impl TimingParams {
                 self.link_capacity = v as u32;
             }
             "node_power_kw" => self.node_power_w = number()? * 1e3,
+            "node_power_w" => self.node_power_w = number()?,
             "method" => self.method = Method::parse(value.trim())?,
             _ => {
                 return Err(invalid!(
@@ -136,10 +151,30 @@ impl TimingParams {
         Ok(())
     }
 
-    /// Reads `key = value` lines (`#` starts a comment) from a file.
+    /// The parameters in SI units, under the names [`TimingParams::set`] reads back exactly.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "a0": self.cost.a0, "a1": self.cost.a1, "a2": self.cost.a2,
+            "clock_hz": self.clock_hz,
+            "peak_flops_per_cycle": self.peak_flops_per_cycle,
+            "hop_latency_s": self.hop_latency_s,
+            "link_latency_s": self.link_latency_s,
+            "link_jitter_s": self.link_jitter_s,
+            "link_bandwidth_bps": self.link_bandwidth_bps,
+            "link_capacity": self.link_capacity,
+            "node_power_w": self.node_power_w,
+            "method": self.method.flag(),
+        })
+    }
+
+    /// Reads `key = value` lines (`#` starts a comment) from a file, or JSON: an object of
+    /// parameters, or a `predict --json` report (its `parameters`).
     pub fn load(&mut self, path: &Path) -> Result<()> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| invalid!("cannot read timing parameters from {}: {e}", path.display()))?;
+        if text.trim_start().starts_with('{') {
+            return self.load_json(path, &text);
+        }
         for (k, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -153,6 +188,33 @@ impl TimingParams {
                 )
             })?;
             self.set(key.trim(), value)?;
+        }
+        Ok(())
+    }
+
+    fn load_json(&mut self, path: &Path, text: &str) -> Result<()> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| invalid!("timing parameters {}: {e}", path.display()))?;
+        let object = value.get("parameters").unwrap_or(&value);
+        let serde_json::Value::Object(entries) = object else {
+            return Err(invalid!(
+                "timing parameters {}: expected an object of parameters",
+                path.display()
+            ));
+        };
+        for (key, value) in entries {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(x) => x.to_string(),
+                other => {
+                    return Err(invalid!(
+                        "timing parameters {}: {key} = {other}: allowed a number or a string",
+                        path.display()
+                    ))
+                }
+            };
+            self.set(key, &text)
+                .map_err(|e| invalid!("timing parameters {}: {e}", path.display()))?;
         }
         Ok(())
     }
@@ -209,18 +271,25 @@ impl TimingParams {
     }
 }
 
-/// Names accepted by [`TimingParams::set`].
-pub const KEYS: [&str; 12] = [
+/// Names accepted by [`TimingParams::set`]: each quantity with a unit in two spellings, the
+/// flags' units and SI (as `predict --json` writes them).
+pub const KEYS: [&str; 18] = [
     "a0",
     "a1",
     "a2",
     "clock_ghz",
+    "clock_hz",
     "peak_flops_per_cycle",
     "hop_latency_ns",
+    "hop_latency_s",
     "link_latency_us",
+    "link_latency_s",
     "link_jitter_us",
+    "link_jitter_s",
     "link_bandwidth_gbps",
+    "link_bandwidth_bps",
     "link_capacity",
     "node_power_kw",
+    "node_power_w",
     "method",
 ];

@@ -426,25 +426,15 @@ impl Prediction {
         let (s, p) = (&self.config.shape, &self.config.params);
         serde_json::json!({
             "command": "predict",
+            "schema": 1,
             "version": env!("CARGO_PKG_VERSION"),
             "kernel": p.kernel.name(),
-            "method": p.method.name(),
             "cluster": {
                 "wafers": [s.wafers_x, s.wafers_y],
                 "pes_per_wafer": [s.pes_x, s.pes_y],
                 "n": s.n,
             },
-            "parameters": {
-                "a0": p.cost.a0, "a1": p.cost.a1, "a2": p.cost.a2,
-                "clock_hz": p.clock_hz,
-                "peak_flops_per_cycle": p.peak_flops_per_cycle,
-                "hop_latency_s": p.hop_latency_s,
-                "link_latency_s": p.link_latency_s,
-                "link_jitter_s": p.link_jitter_s,
-                "link_bandwidth_bps": p.link_bandwidth_bps,
-                "link_capacity": p.link_capacity,
-                "node_power_w": p.node_power_w,
-            },
+            "parameters": p.json(),
             "simulated": {
                 "full": self.config.full,
                 "steps": self.steps,
@@ -454,7 +444,7 @@ impl Prediction {
             "cycles_per_step": self.cycles_per_step,
             "steps_per_second": self.steps_per_second(),
             "utilisation": self.utilisation(),
-            "flops": self.flops(),
+            "flops_per_second": self.flops(),
             "flops_per_joule": self.flops_per_joule(),
             "bounds_cycles": {
                 "compute": self.compute_cycles,

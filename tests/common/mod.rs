@@ -11,9 +11,20 @@ use wafer_emu::kernels::{HeatCoefficients, KernelKind};
 use wafer_emu::model::Problem;
 use wafer_emu::wafer::WaferGeometry;
 
-/// The GPU context shared by a test binary, or `None` with a printed reason when no adapter is
+/// The GPU context shared by a test binary, or `None`, said on the terminal, when no adapter is
 /// found. With `WAFER_EMU_REQUIRE_GPU=1` (set by CI) a missing adapter fails the test instead.
 pub fn gpu() -> Option<Arc<GpuContext>> {
+    let ctx = shared_gpu();
+    if ctx.is_none() {
+        say_skipped(
+            "no GPU adapter; Debian's mesa-vulkan-drivers and libvulkan1 give the software one \
+             (WAFER_EMU_REQUIRE_GPU=1 fails instead)",
+        );
+    }
+    ctx
+}
+
+fn shared_gpu() -> Option<Arc<GpuContext>> {
     static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
     let ctx = CTX.get_or_init(|| {
         let found = EngineRequest::new(None, None).and_then(|request| request.open());
@@ -35,8 +46,26 @@ fn skip(why: String) -> Option<Arc<GpuContext>> {
         !required,
         "WAFER_EMU_REQUIRE_GPU=1 but no GPU adapter: {why}"
     );
-    eprintln!("SKIPPED: this test needs a GPU adapter and none was found ({why})");
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!("no GPU adapter for this test binary: {why}\n"),
+    );
     None
+}
+
+/// Says on the terminal, past the test harness's capture, that the calling test skips and why,
+/// and how many of this binary have so far.
+pub fn say_skipped(why: &str) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+    let count = SKIPPED.fetch_add(1, Ordering::Relaxed) + 1;
+    let thread = std::thread::current();
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {} ({count} in this test binary): {why}",
+        thread.name().unwrap_or("a test"),
+    );
 }
 
 /// Whether a wafer of `pes` PEs with `n` points per PE is at least the comm width (2 points)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Convert the project's 0.1-degree ETOPO1 relief to a GeoClaw topotype-3 file.
 
-Input : ../../../assets/relief/etopo1_icefix_6min_grid_3600x1801.i16
-        (raw little-endian int16, metres positive up, 3600 x 1801, row 0 = 90 N,
-        column i at longitude -180 + 0.1 i, grid-registered).
+Input : ../../../assets/relief/etopo1_icefix_6min_grid_3600x1801.i16.zlib
+        (zlib of the little-endian int16 grid's byte planes, low bytes then high bytes;
+        metres positive up, 3600 x 1801, row 0 = 90 N, column i at longitude -180 + 0.1 i,
+        grid-registered).
 Output: pacific_6min.tt3 covering lon -260..-70 (= 100E..290E), lat -65..65,
         nodes every 0.1 degree (1901 x 1301 values), header with x/yllcenter so
         GeoClaw takes the first node as a grid point (no half-cell shift).
@@ -14,12 +15,13 @@ flat-ocean check.  --west/--east/--south/--north change the box (degrees; west/e
 """
 import argparse
 import os
+import zlib
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, '..', '..', '..', 'assets', 'relief',
-                   'etopo1_icefix_6min_grid_3600x1801.i16')
+                   'etopo1_icefix_6min_grid_3600x1801.i16.zlib')
 NX, NY, D = 3600, 1801, 0.1
 
 
@@ -33,7 +35,10 @@ def main():
     ap.add_argument('--out', default=None)
     a = ap.parse_args()
 
-    z = np.fromfile(SRC, dtype='<i2')
+    with open(SRC, 'rb') as f:
+        planes = np.frombuffer(zlib.decompress(f.read()), dtype=np.uint8)
+    low, high = planes[: planes.size // 2], planes[planes.size // 2:]
+    z = np.stack([low, high], axis=1).reshape(-1).view('<i2')
     assert z.size == NX * NY, z.size
     z = z.reshape(NY, NX)
 

@@ -341,7 +341,11 @@ pub fn sweep(
             Ok(result) => json!({"status": "ok", "result": result}),
             Err(e) => {
                 report.failed += 1;
-                json!({"status": "failed", "error": e.to_string()})
+                let blew_up = match &e {
+                    crate::Error::BlowUp { step, .. } => Some(*step),
+                    _ => None,
+                };
+                json!({"status": "failed", "error": e.to_string(), "blew_up_at_step": blew_up})
             }
         };
         let record =

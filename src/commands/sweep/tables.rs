@@ -30,10 +30,9 @@ fn rows(out: &Path, cases: &[&Case]) -> Result<Vec<Value>> {
             row.extend(params.clone());
         }
         row.insert("status".into(), outcome["status"].clone());
-        row.insert(
-            "error".into(),
-            outcome.get("error").cloned().unwrap_or(Value::Null),
-        );
+        for key in ["error", "blew_up_at_step"] {
+            row.insert(key.into(), outcome.get(key).cloned().unwrap_or(Value::Null));
+        }
         if let Some(result) = outcome["result"].as_object() {
             row.extend(diagnostics(result));
         }
@@ -82,14 +81,8 @@ fn diagnostics(result: &Map<String, Value>) -> Vec<(String, Value)> {
     if let Some(emulated) = result.get("emulated").and_then(Value::as_object) {
         columns.extend(numbers("emulated_", emulated));
     }
-    let names = result.get("fields").and_then(Value::as_array);
-    let ranges = result.get("field_range").and_then(Value::as_array);
-    for (name, range) in names
-        .into_iter()
-        .flatten()
-        .zip(ranges.into_iter().flatten())
-    {
-        let name = name.as_str().unwrap_or("field");
+    let ranges = result.get("field_range").and_then(Value::as_object);
+    for (name, range) in ranges.into_iter().flatten() {
         columns.push((format!("{name}_min"), range[0].clone()));
         columns.push((format!("{name}_max"), range[1].clone()));
     }

@@ -182,6 +182,8 @@ pub fn grid_for(resolution: f64, (south, north): (f64, f64), n: u32) -> Result<U
 #[derive(Clone, Debug)]
 pub struct TsunamiReport {
     pub lines: Vec<(String, String)>,
+    /// The scenario, grid, steps, speed and emulated time as data.
+    pub data: serde_json::Value,
     /// What ran ([`engine::plan`]).
     pub plan: engine::EnginePlan,
     pub files: Vec<PathBuf>,
@@ -196,23 +198,28 @@ impl TsunamiReport {
     /// The report as JSON: the summary lines, every gauge's arrival and maximum, the files.
     pub fn json(&self) -> serde_json::Value {
         let t = &self.tracker;
-        serde_json::json!({
+        let mut json = serde_json::json!({
             "command": "tsunami",
+            "schema": 1,
             "version": env!("CARGO_PKG_VERSION"),
             "summary": self.lines.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "plan": self.plan,
             "threshold_m": t.threshold,
             "gauges": t.gauges.iter().map(|r| serde_json::json!({
                 "name": r.gauge.name,
-                "lat": r.gauge.lat,
-                "lon": r.gauge.lon,
+                "lat_deg": r.gauge.lat,
+                "lon_deg": r.gauge.lon,
                 "depth_m": r.depth,
                 "arrival_s": r.arrival(t.threshold),
                 "max_amplitude_m": r.max_amplitude(),
             })).collect::<Vec<_>>(),
             "exact_arrivals_s": self.exact,
             "files": self.files,
-        })
+        });
+        if let (Some(json), Some(data)) = (json.as_object_mut(), self.data.as_object()) {
+            json.extend(data.clone());
+        }
+        json
     }
 }
 
@@ -326,10 +333,10 @@ fn resume_point(config: &TsunamiConfig, steps: u64) -> Result<(u64, Option<Probl
     let (step, resumed) = checkpoint::resume(&config.out, (&config.problem, &key))?;
     if step > steps {
         return Err(crate::invalid!(
-            "the checkpoint is at {} of model time, beyond --hours {}: allowed --hours >= {:.3}",
+            "the checkpoint is at {} of model time, beyond --duration {}h: allowed --duration {}s or more",
             clock(step as f64 * dt),
             config.hours,
-            step as f64 * dt / 3600.0
+            (step as f64 * dt).ceil()
         ));
     }
     Ok((step, Some(resumed)))
@@ -476,7 +483,7 @@ impl Stepper<'_> {
             let _ = write!(engine, ", {} of {run} steps in them", self.in_blocks);
         }
         let steps = (self.steps, run);
-        let mut lines = report_lines(config, self.problem, steps, (self.stepping, engine))?;
+        let (mut lines, data) = report_lines(config, self.problem, steps, (self.stepping, engine))?;
         let at = lines
             .iter()
             .position(|(key, _)| key == "engine")
@@ -485,6 +492,7 @@ impl Stepper<'_> {
         let summary = config.out.join("summary.txt");
         let report = TsunamiReport {
             lines,
+            data,
             plan: self.plan,
             files,
             tracker: self.tracker,
@@ -546,13 +554,14 @@ impl Frames {
     }
 }
 
-/// The summary lines: scenario, grid, speed and the emulated machine's time.
+/// The summary lines: scenario, grid, speed and the emulated machine's time; and the same as
+/// data for the JSON.
 fn report_lines(
     config: &TsunamiConfig,
     problem: &Problem,
     (steps, stepped): (u64, u64),
     (stepping, engine): (Duration, String),
-) -> Result<Vec<(String, String)>> {
+) -> Result<(Vec<(String, String)>, serde_json::Value)> {
     let swe = &*config.swe;
     let i = &config.impact;
     let grid = swe.grid();
@@ -563,12 +572,41 @@ fn report_lines(
         ("hump".into(), format!("volume {:.3e} m^3, potential energy {:.3e} J = {:.0} Mt TNT (raised cosine on a plane)", i.volume(), i.potential_energy(), i.potential_energy() / MEGATON_TNT)),
         ("kernel".into(), format!("{}: {}", swe.spec().name, swe.spec().summary)),
         ("grid".into(), format!("{} x {} ({} degrees), {}", grid.x, grid.y, config.resolution, problem.cluster.describe())),
+        ("relief".into(), format!("{}, bilinearly resampled; centres shallower than {} m are land", swe.config().bathymetry, swe.config().least_depth)),
         ("model time".into(), format!("{} in {steps} steps of {:.3} s, samples every {} s", clock(steps as f64 * swe.dt()), swe.dt(), config.sample_seconds)),
         ("engine".into(), engine),
         ("wall time".into(), format!("{secs:.2} s stepping {stepped} steps, {:.3e} point updates/s", points * stepped as f64 / secs)),
     ];
+    let mut data = serde_json::json!({
+        "impact": {
+            "lat_deg": i.lat, "lon_deg": i.lon, "height_m": i.height, "area_km2": i.area_km2,
+            "radius_m": i.radius(), "volume_m3": i.volume(), "potential_energy_j": i.potential_energy(),
+        },
+        "kernel": swe.spec().name,
+        "parameters": swe.parameters().into_iter().map(|(k, v)| (k.to_string(), v)).collect::<serde_json::Map<_, _>>(),
+        "grid": [grid.x, grid.y],
+        "resolution_deg": config.resolution,
+        "wafers": [problem.cluster.wafers_x, problem.cluster.wafers_y],
+        "pes_per_wafer": [problem.cluster.wafer.pes_x, problem.cluster.wafer.pes_y],
+        "n": problem.cluster.wafer.n,
+        "steps": steps,
+        "stepped": stepped,
+        "dt_s": swe.dt(),
+        "duration_s": steps as f64 * swe.dt(),
+        "sample_every_s": config.sample_seconds,
+        "frame_every_s": config.frame_minutes * 60.0,
+        "stepping_seconds": secs,
+        "updates_per_second": points * stepped as f64 / secs,
+        "emulated": null,
+    });
     if let Some(p) = super::run::emulated_timing(problem)? {
         let seconds = p.cycles_per_step * steps as f64 / p.config.params.clock_hz;
+        data["emulated"] = serde_json::json!({
+            "seconds": seconds,
+            "cycles_per_step": p.cycles_per_step,
+            "clock_hz": p.config.params.clock_hz,
+            "flops_per_point": problem.spec().flops_per_point(),
+        });
         let mut text = format!(
             "{seconds:.3e} s on the emulated cluster ({:.0} cycles per step at {} GHz, {} FLOPs per point and step)",
             p.cycles_per_step,
@@ -582,7 +620,7 @@ fn report_lines(
         );
         lines.push(("emulated".into(), text));
     }
-    Ok(lines)
+    Ok((lines, data))
 }
 
 /// The problem of a configuration: the kernel on the cluster.

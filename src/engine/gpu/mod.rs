@@ -1,6 +1,7 @@
 //! The GPU side: context and adapter selection, composed shaders, and the three GPU engines
 //! (emulated cluster of wafers, global-grid reference, copy ceiling).
 
+mod adapter;
 mod cluster;
 pub mod constants;
 mod context;
@@ -18,11 +19,11 @@ pub mod split;
 mod tuning;
 pub(crate) mod uniforms;
 
-pub use cluster::{GpuCluster, Placement, MAX_DEVICES};
-pub use context::{
-    backend_names, list_adapters, parse_backend, AdapterRequest, AdapterSummary, GpuContext,
-    Pipeline, NATIVE_BACKENDS,
+pub use adapter::{
+    backend_names, list_adapters, parse_backend, AdapterRequest, AdapterSummary, NATIVE_BACKENDS,
 };
+pub use cluster::{GpuCluster, Placement, MAX_DEVICES};
+pub use context::{GpuContext, Pipeline};
 pub use copy::CopyKernel;
 pub use global::GpuGlobal;
 pub use point_blocks::PointBlock;

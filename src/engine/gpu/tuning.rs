@@ -2,7 +2,8 @@
 //! CPU adapter (lavapipe) and a GPU, in one place. `WAFER_EMU_TUNING` overrides them for an
 //! experiment without a rebuild, e.g. `WAFER_EMU_TUNING=tile_kib=8,wafer_rows=4`.
 
-use super::context::{AdapterSummary, WORKGROUP};
+use super::adapter::AdapterSummary;
+use super::context::WORKGROUP;
 use super::uniforms::BLOCK_COLS;
 use crate::{invalid, Result};
 

@@ -2,6 +2,7 @@
 //! Grid spacing is 1 in both directions; `dt` is the time step. One field, one stage: the
 //! 3 x 3 window centred on the point (`w = 2`, `p = 1`), driven in rolling rows.
 
+use crate::kernels::{parameter_number, Parameters};
 use glam::UVec2;
 use multiversion::multiversion;
 
@@ -190,15 +191,15 @@ impl Kernel for Heat {
         }
     }
 
-    fn describe(&self) -> Vec<(String, String)> {
+    fn parameters(&self) -> Parameters {
         let HeatCoefficients { a, c, d, e, dt } = self.coefficients;
         vec![
-            (
-                "coefficients".into(),
-                format!("A = {a}, C = {c}, D = {d}, E = {e}"),
-            ),
-            ("dt".into(), dt.to_string()),
-            ("init".into(), self.init.to_string()),
+            ("coef_a", parameter_number(a)),
+            ("coef_c", parameter_number(c)),
+            ("coef_d", parameter_number(d)),
+            ("coef_e", parameter_number(e)),
+            ("dt", parameter_number(dt)),
+            ("init", self.init.to_string().into()),
         ]
     }
 }

@@ -26,6 +26,7 @@
 //! once) is 100 for the predictor and 96 for the corrector, 196 per step: it recomputes the
 //! corner means and fluxes that the paper's code keeps as extra fields.
 
+use crate::kernels::Parameters;
 use std::sync::Arc;
 
 use glam::UVec2;
@@ -350,8 +351,8 @@ impl Kernel for Swe {
         )
     }
 
-    fn describe(&self) -> Vec<(String, String)> {
-        super::describe(self)
+    fn parameters(&self) -> Parameters {
+        super::parameters(self)
     }
 
     fn shallow_water(&self) -> Option<&dyn ShallowWater> {

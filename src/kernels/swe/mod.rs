@@ -11,6 +11,7 @@ pub mod relief;
 mod scheme;
 pub mod sphere;
 
+use crate::kernels::Parameters;
 use std::f64::consts::PI;
 
 use crate::field::GlobalField;
@@ -498,23 +499,21 @@ pub(crate) fn picture(sphere: &Sphere, label: &str, value: &GlobalField) -> Pict
     }
 }
 
-/// The parameters, one line each, for reports.
-pub(crate) fn describe(kernel: &dyn ShallowWater) -> Vec<(String, String)> {
+/// The parameters of a shallow-water kernel ([`Kernel::parameters`]).
+pub(crate) fn parameters(kernel: &dyn ShallowWater) -> Parameters {
     let c = kernel.config();
     vec![
         (
-            "latitudes".into(),
-            format!("{} .. {} degrees (walls)", c.lat_range.0, c.lat_range.1),
+            "lat_range_deg",
+            serde_json::json!([c.lat_range.0, c.lat_range.1]),
         ),
-        ("bathymetry".into(), c.bathymetry.to_string()),
-        (
-            "least depth".into(),
-            format!("{} m (shallower is land)", c.least_depth),
-        ),
-        ("init".into(), c.init.to_string()),
-        ("dt".into(), format!("{:.4} s (CFL {})", kernel.dt(), c.cfl)),
-        ("coriolis".into(), c.coriolis.to_string()),
-        ("walls".into(), c.walls.to_string()),
+        ("relief", c.bathymetry.to_string().into()),
+        ("least_depth_m", c.least_depth.into()),
+        ("init", c.init.to_string().into()),
+        ("dt_s", kernel.dt().into()),
+        ("cfl", c.cfl.into()),
+        ("coriolis", c.coriolis.into()),
+        ("walls", c.walls.to_string().into()),
     ]
 }
 
@@ -561,7 +560,10 @@ pub fn check_centres(
     let depth = e as f64 + sphere.depth(x, y);
     let size = EARTH_RADIUS * lat.to_radians().cos() * m.dlam().min(m.dy);
     let cfl = kernel.dt() * (speed + (GRAVITY * depth.max(0.0)).sqrt()) / size;
-    Err(Error::BlowUp(format!(
-        "the shallow-water run blew up at step {step}: at lat {lat:.2}, lon {lon:.2} u = {uu}, v = {vv}, eta = {e} (speed limit {limit:.0} m/s), local CFL number {cfl:.3}; try a smaller --cfl"
-    )))
+    Err(Error::BlowUp {
+        step,
+        message: format!(
+            "the shallow-water run blew up at step {step}: at lat {lat:.2}, lon {lon:.2} u = {uu}, v = {vv}, eta = {e} (speed limit {limit:.0} m/s), local CFL number {cfl:.3}; try a smaller --cfl"
+        ),
+    })
 }

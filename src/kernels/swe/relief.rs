@@ -12,18 +12,20 @@ use crate::{invalid, Result};
 const ONE_DEGREE: &[u8] =
     include_bytes!("../../../assets/relief/etopo1_icefix_1deg_cell_360x180.i16");
 
-/// The 0.1° grid (13 MB) would bloat the binary, so it is read from the crate's own assets.
-const TENTH_DEGREE_PATH: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/assets/relief/etopo1_icefix_6min_grid_3600x1801.i16"
-);
+/// The 0.1° grid is 13 MB raw; stored as zlib of its byte planes it is 7.5 MB, which keeps the
+/// packaged crate under crates.io's 10 MiB.
+const TENTH_DEGREE: &[u8] =
+    include_bytes!("../../../assets/relief/etopo1_icefix_6min_grid_3600x1801.i16.zlib");
+
+/// CRC-32 of the decoded 0.1° grid, as its `.json` sidecar records it.
+const TENTH_DEGREE_CRC32: u32 = 4_248_134_495;
 
 /// The relief grids that ship with the crate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReliefGrid {
     /// 360 x 180 cell means of 1° cells, embedded in the binary.
     OneDegree,
-    /// 3600 x 1801 point samples every 0.1°, pole to pole, read from `assets/relief/`.
+    /// 3600 x 1801 point samples every 0.1°, pole to pole, embedded compressed.
     TenthDegree,
 }
 
@@ -67,23 +69,18 @@ impl Relief {
         match grid {
             ReliefGrid::OneDegree => Relief::from_bytes(ONE_DEGREE, 360, 180, true),
             ReliefGrid::TenthDegree => {
-                Relief::from_file(Path::new(TENTH_DEGREE_PATH), 3600, 1801, false)
+                let (nx, ny) = (3600, 1801);
+                let bytes = Encoding::ZlibBytePlanes.decode(TENTH_DEGREE, 2 * nx * ny)?;
+                check_crc32(&bytes, TENTH_DEGREE_CRC32)?;
+                Relief::from_bytes(&bytes, nx as u32, ny as u32, false)
             }
         }
     }
 
-    /// Reads a raw grid file; the errors name the path, so a missing or truncated asset is
-    /// easy to find.
-    pub fn from_file(path: &Path, nx: u32, ny: u32, cell_centred: bool) -> Result<Relief> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| invalid!("cannot read relief file {}: {e}", path.display()))?;
-        Relief::from_bytes(&bytes, nx, ny, cell_centred)
-            .map_err(|e| invalid!("relief file {}: {e}", path.display()))
-    }
-
-    /// Reads a grid described by a JSON file like those in `assets/relief/`: `file` (a raw
-    /// grid beside the JSON), `nx`, `ny` and `registration` (`cell-centred ...` for cell
-    /// means, anything else for node samples with the poles as first and last rows).
+    /// Reads a grid described by a JSON file like those in `assets/relief/`: `file` (a grid
+    /// beside the JSON), `nx`, `ny` and `registration` (`cell-centred ...` for cell means,
+    /// anything else for node samples with the poles as first and last rows); optionally
+    /// `encoding` (`raw` or `zlib-byte-planes`) and the decoded grid's `crc32`.
     pub fn from_descriptor(path: &Path) -> Result<Relief> {
         #[derive(serde::Deserialize)]
         struct Descriptor {
@@ -94,6 +91,8 @@ impl Relief {
             dtype: Option<String>,
             byte_order: Option<String>,
             header_bytes: Option<u64>,
+            encoding: Option<String>,
+            crc32: Option<u32>,
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| invalid!("cannot read relief descriptor {}: {e}", path.display()))?;
@@ -126,8 +125,23 @@ impl Relief {
                 return Err(bad("registration", &d.registration, allowed));
             }
         };
+        let encoding = match d.encoding.as_deref() {
+            None | Some("raw") => Encoding::Raw,
+            Some("zlib-byte-planes") => Encoding::ZlibBytePlanes,
+            Some(other) => return Err(bad("encoding", other, "raw or zlib-byte-planes")),
+        };
         let file = path.parent().unwrap_or(Path::new(".")).join(&d.file);
-        Relief::from_file(&file, d.nx, d.ny, cell_centred)
+        let stored = std::fs::read(&file)
+            .map_err(|e| invalid!("cannot read relief file {}: {e}", file.display()))?;
+        let bytes = encoding
+            .decode(&stored, 2 * d.nx as usize * d.ny as usize)
+            .and_then(|bytes| {
+                d.crc32.map_or(Ok(()), |crc| check_crc32(&bytes, crc))?;
+                Ok(bytes)
+            })
+            .map_err(|e| invalid!("relief file {}: {e}", file.display()))?;
+        Relief::from_bytes(&bytes, d.nx, d.ny, cell_centred)
+            .map_err(|e| invalid!("relief file {}: {e}", file.display()))
     }
 
     /// Decodes raw little-endian `i16` samples, row-major, `nx` per row. The size must be
@@ -222,6 +236,52 @@ impl Relief {
 }
 
 /// Linear interpolation written as `a + t (b - a)`, so that `t = 0` returns `a` exactly.
+/// How a grid's `i16` samples are stored in its file.
+#[derive(Clone, Copy)]
+enum Encoding {
+    /// The samples themselves, little-endian.
+    Raw,
+    /// A zlib stream of the little-endian samples split into byte planes (every low byte,
+    /// then every high byte): relief varies slowly, so the high bytes compress well apart.
+    ZlibBytePlanes,
+}
+
+impl Encoding {
+    /// The little-endian samples; a stream that decodes to other than `len` bytes is refused
+    /// here, and `from_bytes` then checks `len` against the shape.
+    fn decode(self, stored: &[u8], len: usize) -> Result<Vec<u8>> {
+        match self {
+            Encoding::Raw => Ok(stored.to_vec()),
+            Encoding::ZlibBytePlanes => {
+                use std::io::Read;
+                let mut planes = Vec::with_capacity(len);
+                flate2::read::ZlibDecoder::new(stored)
+                    .take(len as u64 + 1)
+                    .read_to_end(&mut planes)
+                    .map_err(|e| invalid!("not a zlib stream: {e}"))?;
+                if planes.len() != len {
+                    return Err(invalid!(
+                        "decodes to other than the {len} bytes of the grid"
+                    ));
+                }
+                let (low, high) = planes.split_at(len / 2);
+                Ok(low.iter().zip(high).flat_map(|(&l, &h)| [l, h]).collect())
+            }
+        }
+    }
+}
+
+/// Refuses bytes whose CRC-32 is not the one recorded with them.
+fn check_crc32(bytes: &[u8], expected: u32) -> Result<()> {
+    let actual = crc32fast::hash(bytes);
+    if actual != expected {
+        return Err(invalid!(
+            "CRC-32 {actual:08x} differs from the recorded {expected:08x}: the file is damaged"
+        ));
+    }
+    Ok(())
+}
+
 fn lerp(a: f64, b: f64, t: f64) -> f64 {
     a + t * (b - a)
 }
@@ -267,6 +327,9 @@ mod tests {
             (r#", "dtype": "float64""#, "dtype = float64: allowed int16"),
             (r#", "byte_order": "big-endian""#, "byte_order = big-endian"),
             (r#", "header_bytes": 10"#, "header_bytes = 10: allowed 0"),
+            (r#", "encoding": "gzip""#, "encoding = gzip: allowed raw or"),
+            (r#", "crc32": 1"#, "the file is damaged"),
+            (r#", "encoding": "zlib-byte-planes""#, "not a zlib stream"),
         ] {
             let error = descriptor(extra).unwrap_err().to_string();
             assert!(error.contains(needle), "{extra}: {error}");
@@ -354,8 +417,13 @@ mod tests {
 
     #[test]
     fn missing_file_names_the_path() {
-        let path = Path::new("no/such/relief.i16");
-        let err = Relief::from_file(path, 2, 2, true).unwrap_err().to_string();
+        let dir = std::env::temp_dir().join(format!("wafer-emu-nofile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.json");
+        let text = r#"{"file": "no/such/relief.i16", "nx": 2, "ny": 2, "registration": "cell"}"#;
+        std::fs::write(&path, text).unwrap();
+        let err = Relief::from_descriptor(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
         assert!(err.contains("no/such/relief.i16"), "{err}");
     }
 
@@ -363,6 +431,11 @@ mod tests {
     fn builtin_tenth_degree_loads() {
         let relief = Relief::builtin(ReliefGrid::TenthDegree).unwrap();
         assert_eq!((relief.nx, relief.ny), (3600, 1801));
+        let (min, max) = relief
+            .data
+            .iter()
+            .fold((0, 0), |(lo, hi), &z| (z.min(lo), z.max(hi)));
+        assert_eq!((min, max), (-10714, 8266), "the sidecar's min and max");
         let pacific = relief.elevation(-160.0, 0.0);
         assert!(pacific < -4000.0, "0N 160W: {pacific} m");
     }

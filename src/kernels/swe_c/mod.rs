@@ -44,6 +44,7 @@
 
 mod scheme;
 
+use crate::kernels::Parameters;
 use std::sync::Arc;
 
 use glam::UVec2;
@@ -514,8 +515,8 @@ impl Kernel for SweC {
         swe::picture(self.sphere(), label, value)
     }
 
-    fn describe(&self) -> Vec<(String, String)> {
-        swe::describe(self)
+    fn parameters(&self) -> Parameters {
+        swe::parameters(self)
     }
 
     fn shallow_water(&self) -> Option<&dyn ShallowWater> {

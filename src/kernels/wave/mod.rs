@@ -5,6 +5,7 @@
 //! relation exactly. The smallest kernel with two fields and a Point stage: a kernel is this
 //! folder and one line of the registry.
 
+use crate::kernels::{parameter_number, Parameters};
 use std::sync::Arc;
 
 use glam::UVec2;
@@ -137,10 +138,10 @@ impl Kernel for Wave {
         wave_block(R, block, input, out);
     }
 
-    fn describe(&self) -> Vec<(String, String)> {
+    fn parameters(&self) -> Parameters {
         vec![
-            ("r = (c dt)^2".into(), R.to_string()),
-            ("init".into(), self.init.to_string()),
+            ("courant_squared", parameter_number(R)),
+            ("init", self.init.to_string().into()),
         ]
     }
 }

@@ -3,19 +3,17 @@
 //! ratios survive a noisy machine.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Instant;
 
-use rayon::prelude::*;
+mod variants;
+
+pub use variants::{variants, CopyEngine, Lineup, RowEngine, RowShape, Variant};
 
 use crate::cluster::ClusterGeometry;
-use crate::engine::gpu::{
-    direct_reads, fused_block, tile_cap, CopyKernel, GpuContext, GpuGlobal, Placement, Profile,
-    TimeBlocks,
-};
-use crate::engine::{self, auto_time_block, EnginePlan, EngineRequest, Hardware};
-use crate::kernels::{Kernel, KernelKind};
-use crate::model::{Problem, Simulator};
+use crate::engine::gpu::{GpuContext, Placement, Profile};
+use crate::engine::{auto_time_block, EngineRequest, Hardware};
+use crate::kernels::KernelKind;
+use crate::model::Problem;
 use crate::wafer::WaferGeometry;
 use crate::{invalid, Result};
 
@@ -140,6 +138,8 @@ impl BenchConfig {
 #[derive(Clone, Debug)]
 pub struct BenchRow {
     pub name: String,
+    pub engine: RowEngine,
+    pub shape: Option<RowShape>,
     /// Median point updates per second; and the slowest and fastest repetition's.
     pub updates_per_second: f64,
     pub min_updates_per_second: f64,
@@ -167,110 +167,6 @@ pub struct BenchReport {
     pub skipped: Vec<(String, String)>,
 }
 
-/// One thing to time: runs `steps` steps (or copy passes) and waits for them.
-pub struct Variant<'a> {
-    pub name: String,
-    /// The variant this one is compared with (a cluster's: the one big wafer of the same `n`).
-    pub baseline: Option<String>,
-    /// Steps per time block (1: none); it runs whole blocks.
-    pub block: u32,
-    run: Box<dyn FnMut(u64) -> Result<()> + 'a>,
-}
-
-impl<'a> Variant<'a> {
-    fn new(name: impl Into<String>, run: impl FnMut(u64) -> Result<()> + 'a) -> Self {
-        Self {
-            name: name.into(),
-            baseline: None,
-            block: 1,
-            run: Box::new(run),
-        }
-    }
-
-    /// Runs `steps` steps and waits until they are done.
-    pub fn run(&mut self, steps: u64) -> Result<()> {
-        (self.run)(steps)
-    }
-}
-
-/// The variants of a bench and those that did not fit (name and reason).
-#[derive(Default)]
-pub struct Lineup {
-    pub variants: Vec<Variant<'static>>,
-    pub skipped: Vec<(String, String)>,
-    /// The device the GPU variants run on (the first of a multi-device cluster's).
-    pub ctx: Option<Arc<GpuContext>>,
-}
-
-impl Lineup {
-    /// Adds the variant `make` builds; one too large for the device or machine is recorded as
-    /// skipped and the bench goes on.
-    fn add(
-        &mut self,
-        name: String,
-        make: impl FnOnce(String) -> Result<Variant<'static>>,
-    ) -> Result<()> {
-        match make(name.clone()) {
-            Ok(variant) => self.variants.push(variant),
-            Err(crate::Error::TooLarge(why)) => self.skipped.push((name, why)),
-            Err(e) => return Err(e),
-        }
-        Ok(())
-    }
-}
-
-/// The variants of a bench on its engine, and the engine's description. Each has run a
-/// warm-up (pipelines compiled, caches filled).
-pub fn variants(
-    config: &BenchConfig,
-    on_warning: &mut dyn FnMut(&str),
-) -> Result<(Lineup, String)> {
-    config.validate()?;
-    let (ctx, warnings) = config.engine.open()?;
-    warnings.iter().for_each(|w| on_warning(w));
-    if config.profile {
-        ctx.as_ref()
-            .ok_or_else(|| {
-                invalid!(
-                    "--profile times GPU dispatches: it needs a GPU adapter, not the CPU backend"
-                )
-            })?
-            .check_profile()?;
-    }
-    let kernel = configure(config)?;
-    let problems: Vec<Problem> = config
-        .ns
-        .iter()
-        .map(|&n| problem(config, &kernel, n))
-        .collect::<Result<_>>()?;
-    let mut lineup = Lineup {
-        ctx: ctx.clone(),
-        ..Lineup::default()
-    };
-    let blocks = |hardware| problems.iter().map(|p| config.block(hardware, p)).collect();
-    if let Some(ctx) = &ctx {
-        let gpu_blocks: Vec<u32> = blocks(Hardware::of(Some(ctx)));
-        add_gpu_variants(&mut lineup, ctx, &problems, &gpu_blocks)?;
-        if config.wafers != (1, 1) {
-            add_cluster_variants(&mut lineup, ctx, config, &kernel)?;
-        }
-    }
-    if config.cpu || ctx.is_none() {
-        let cpu_blocks: Vec<u32> = blocks(Hardware::Cpu);
-        add_cpu_variants(&mut lineup, &problems, (config.grid, &cpu_blocks))?;
-    }
-    // A whole time block, so that its pipelines are compiled too.
-    for variant in lineup.variants.iter_mut() {
-        variant.run(variant.block as u64)?;
-    }
-    Ok((
-        lineup,
-        ctx.map_or("CPU backend".to_string(), |c| {
-            format!("{}, tuning {}", c.describe(), c.tuning.line())
-        }),
-    ))
-}
-
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
 pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<BenchReport> {
     let (
@@ -281,7 +177,7 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
         },
         engine,
     ) = variants(config, on_warning)?;
-    let blocks: Vec<u32> = variants.iter().map(|v| v.block).collect();
+    let blocks: Vec<u32> = variants.iter().map(|v| v.engine.time_block()).collect();
     let config = &config.whole_blocks(&blocks, on_warning);
     let mut samples = vec![vec![]; variants.len()];
     for _ in 0..config.reps {
@@ -308,6 +204,8 @@ pub fn bench(config: &BenchConfig, on_warning: &mut dyn FnMut(&str)) -> Result<B
             let rate = |seconds: f64| points * config.steps as f64 / seconds;
             BenchRow {
                 name: variant.name,
+                engine: variant.engine,
+                shape: variant.shape,
                 updates_per_second: rate(times[times.len() / 2]),
                 min_updates_per_second: rate(times[times.len() - 1]),
                 max_updates_per_second: rate(times[0]),
@@ -347,6 +245,7 @@ impl BenchReport {
         let c = &self.config;
         serde_json::json!({
             "command": "bench",
+            "schema": 1,
             "version": env!("CARGO_PKG_VERSION"),
             "kernel": c.kernel.name(),
             "grid": c.grid,
@@ -360,6 +259,11 @@ impl BenchReport {
             "skipped": self.skipped.iter().map(|(name, why)| serde_json::json!({"variant": name, "reason": why})).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|r| serde_json::json!({
                 "variant": r.name,
+                "engine": r.engine,
+                "n": r.shape.map(|s| s.n),
+                "wafers": r.shape.map(|s| s.wafers),
+                "devices": r.shape.map(|s| s.devices),
+                "time_block": r.engine.time_block(),
                 "updates_per_second": {
                     "median": r.updates_per_second,
                     "min": r.min_updates_per_second,
@@ -379,169 +283,6 @@ impl BenchReport {
             })).collect::<Vec<_>>(),
         })
     }
-}
-
-/// The kernel from random values (every bit exercised, no denormals of a decaying tail) on the
-/// bench's grid, configured once for every variant.
-fn configure(config: &BenchConfig) -> Result<Arc<dyn Kernel>> {
-    let options = config.kernel.random_options(1);
-    config
-        .kernel
-        .configure(&options, glam::UVec2::splat(config.grid))
-}
-
-fn problem(config: &BenchConfig, kernel: &Arc<dyn Kernel>, n: u32) -> Result<Problem> {
-    let w = config.kernel.spec().comm_width;
-    let wafer = WaferGeometry::new(config.grid / n, config.grid / n, n, w)?;
-    Problem::new(kernel.clone(), wafer)
-}
-
-/// The grid as a cluster on one device and, when asked, on several.
-fn add_cluster_variants(
-    lineup: &mut Lineup,
-    ctx: &Arc<GpuContext>,
-    config: &BenchConfig,
-    kernel: &Arc<dyn Kernel>,
-) -> Result<()> {
-    for &n in &config.ns {
-        let cluster = config.cluster(n)?;
-        let problem = Problem::new(kernel.clone(), cluster)?;
-        let mut devices = vec![1];
-        if config.devices > 1 {
-            devices.push(config.devices);
-        }
-        for d in devices {
-            let placement = Placement {
-                devices: d,
-                ..Placement::default()
-            };
-            let g = cluster.wafer;
-            let name = format!(
-                "GPU cluster {}x{} of {}x{} PEs, n = {}, {d} dev",
-                cluster.wafers_x, cluster.wafers_y, g.pes_x, g.pes_y, n
-            );
-            lineup.add(name, |name| {
-                let plan = EnginePlan::gpu_wafer(false, 1);
-                let sim = engine::simulator(&plan, Some(ctx), &problem, &placement)?;
-                let mut variant = stepper(name, sim);
-                variant.baseline = Some(wafer_name("GPU", &problem.geometry));
-                Ok(variant)
-            })?;
-        }
-    }
-    Ok(())
-}
-
-fn stepper(name: String, mut sim: Box<dyn Simulator>) -> Variant<'static> {
-    Variant::new(name, move |steps| sim.advance(steps))
-}
-
-fn wafer_name(device: &str, g: &WaferGeometry) -> String {
-    format!(
-        "{device} emulated wafer {}x{} PEs, n = {}",
-        g.pes_x, g.pes_y, g.n
-    )
-}
-
-fn add_gpu_variants(
-    lineup: &mut Lineup,
-    ctx: &Arc<GpuContext>,
-    problems: &[Problem],
-    blocks: &[u32],
-) -> Result<()> {
-    lineup.add("GPU copy kernel (ceiling)".into(), |name| {
-        let copy = CopyKernel::new(ctx.clone(), problems[0].geometry.points())?;
-        Ok(Variant::new(name, move |steps| copy.run(steps)))
-    })?;
-    lineup.add("GPU global kernel".into(), |name| {
-        let global = GpuGlobal::new(ctx.clone(), &problems[0])?;
-        let name = match global.bands() {
-            1 => name,
-            k => format!("{name} in {k} bands of rows"),
-        };
-        Ok(stepper(name, Box::new(global)))
-    })?;
-    let built = |problem, (fused, time_block)| {
-        let plan = EnginePlan::gpu_wafer(fused, time_block);
-        engine::simulator(&plan, Some(ctx), problem, &Placement::default())
-    };
-    for (problem, &time_block) in problems.iter().zip(blocks) {
-        let explicit = wafer_name("GPU", &problem.geometry);
-        lineup.add(explicit.clone(), |name| {
-            Ok(stepper(name, built(problem, (false, 1))?))
-        })?;
-        let g = problem.geometry;
-        let name = format!("GPU fused wafer {}x{} PEs, n = {}", g.pes_x, g.pes_y, g.n);
-        let cap = tile_cap(ctx.tuning.tile_bytes);
-        let tile = fused_block(&g, problem.spec().fields.len(), cap);
-        if tile.is_none() && !direct_reads(&ctx.tuning, problem.spec(), &g) {
-            let why = format!("n = {} leaves no room for one PE in a fused tile", g.n);
-            lineup.skipped.push((name, why));
-            continue;
-        }
-        lineup.add(name.clone(), |name| {
-            let mut variant = stepper(name, built(problem, (true, 1))?);
-            variant.baseline = Some(explicit.clone());
-            Ok(variant)
-        })?;
-        if time_block > 1 {
-            let name = format!("{name}, time blocks of {time_block}");
-            if let Err(why) = TimeBlocks::plan(&ctx.tuning, problem, time_block) {
-                lineup.skipped.push((name, why));
-                continue;
-            }
-            lineup.add(name, |name| {
-                let mut variant = stepper(name, built(problem, (true, time_block))?);
-                variant.baseline = Some(explicit.clone());
-                variant.block = time_block;
-                Ok(variant)
-            })?;
-        }
-    }
-    Ok(())
-}
-
-fn add_cpu_variants(
-    lineup: &mut Lineup,
-    problems: &[Problem],
-    (grid, blocks): (u32, &[u32]),
-) -> Result<()> {
-    let size = grid as usize * grid as usize;
-    let (mut a, mut b) = (vec![1.0f32; size], vec![0.0f32; size]);
-    lineup
-        .variants
-        .push(Variant::new("CPU copy (memory ceiling)", move |steps| {
-            for _ in 0..steps {
-                b.par_chunks_mut(1 << 16)
-                    .zip(a.par_chunks(1 << 16))
-                    .for_each(|(d, s)| d.copy_from_slice(s));
-                std::mem::swap(&mut a, &mut b);
-            }
-            Ok(())
-        }));
-    for (problem, &time_block) in problems.iter().zip(blocks) {
-        let plain = wafer_name("CPU", &problem.geometry);
-        let built = |time_block| {
-            let plan = EnginePlan::CpuWafer { time_block };
-            engine::simulator(&plan, None, problem, &Placement::default())
-        };
-        lineup.add(plain.clone(), |name| Ok(stepper(name, built(1)?)))?;
-        if time_block > 1 {
-            let name = format!("{plain}, time blocks of {time_block}");
-            let g = problem.cluster.wafer;
-            if let Err(why) = crate::blocking::link_band(problem.spec(), &g, time_block) {
-                lineup.skipped.push((name, why));
-                continue;
-            }
-            lineup.add(name, |name| {
-                let mut variant = stepper(name, built(time_block)?);
-                variant.baseline = Some(plain.clone());
-                variant.block = time_block;
-                Ok(variant)
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// Bytes a copy row moves per point update: one f32 read and one written.
