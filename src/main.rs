@@ -9,32 +9,68 @@ use wafer_emu::app::{
     SweepAction, SweepArgs, SweepCommandLine, TsunamiArgs,
 };
 use wafer_emu::commands;
+use wafer_emu::engine::cpu::ranks;
 use wafer_emu::io::JsonTarget;
 
 fn main() -> ExitCode {
     quiet_headless();
+    // Under `mpirun -n K` (K > 1) every rank parses the same command line; rank 0 runs the
+    // command and writes everything, the others step their wafers as it orders.
+    #[cfg(feature = "mpi")]
+    let _universe = wafer_emu::engine::cpu::mpi::start();
+    let follower = ranks::world().is_some_and(|w| w.rank != 0);
     let args = match wafer_emu::app::with_config(std::env::args().collect()) {
         Ok(args) => args,
-        Err(e) => {
-            say(&format!("error: {e}"));
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(anyhow::Error::from(e), follower),
     };
-    let command = Cli::parse_line(&args).unwrap_or_else(|e| e.exit()).command;
+    let command = match Cli::parse_line(&args) {
+        Ok(cli) => cli.command,
+        Err(e) if follower => return ExitCode::from(e.exit_code() as u8),
+        Err(e) => e.exit(),
+    };
     if !matches!(command, Command::Resume(_)) {
         commands::record_command_line(kept_command_line(&args));
     }
-    match dispatch(command) {
+    let done = match ranks::world() {
+        Some(world) => over_ranks(command, *world),
+        None => dispatch(command),
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            say(&format!("error: {e:#}"));
-            let code = match e.downcast_ref::<wafer_emu::Error>() {
-                Some(e) if e.is_bad_input() => 2,
-                Some(wafer_emu::Error::BlowUp { .. }) => 3,
-                _ => 1,
-            };
-            ExitCode::from(code)
-        }
+        Err(e) => fail(e, follower),
+    }
+}
+
+/// Says the error (on rank 0 only, or naming the rank where only it failed) and gives its
+/// exit code: 2 bad input, 3 a blow-up, 1 anything else. Under mpirun a rank that exits with
+/// an error ends every rank.
+fn fail(e: anyhow::Error, follower: bool) -> ExitCode {
+    let cause = e.downcast_ref::<wafer_emu::Error>();
+    let code = match cause {
+        Some(e) if e.is_bad_input() => 2,
+        Some(wafer_emu::Error::BlowUp { .. }) => 3,
+        _ => 1,
+    };
+    match (follower, ranks::world()) {
+        (false, _) => say(&format!("error: {e:#}")),
+        (true, Some(world)) if code == 1 => say(&format!("error on rank {}: {e:#}", world.rank)),
+        _ => {}
+    }
+    ExitCode::from(code)
+}
+
+/// The command under mpirun: `run` spreads its wafers over the ranks; rank 0 runs it, the
+/// others follow. Other commands run in one process.
+fn over_ranks(command: Command, world: ranks::World) -> Result<()> {
+    let Command::Run(args) = command else {
+        anyhow::bail!(wafer_emu::Error::InvalidInput(format!(
+            "under mpirun ({} ranks) only `run` spreads its wafers over the ranks: run this command in one process",
+            world.size
+        )));
+    };
+    match world.rank {
+        0 => run(&args),
+        _ => Ok(commands::run::follow(&args.config()?)?),
     }
 }
 

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::checkpoint;
 use crate::cluster::{LinkStats, LinkTable};
-use crate::engine::{self, EngineKind, EngineRequest};
+use crate::engine::cpu::CpuCluster;
+use crate::engine::{self, BackendChoice, EngineKind, EnginePlan, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::ShallowWater;
 use crate::model::{Problem, Simulator};
@@ -171,7 +172,10 @@ pub fn run(
     // engine: a block that does not fit between two of them runs as single steps.
     let run = engine::RunLength::whole(config.steps - offset);
     let engine = (&config.engine.placement, run);
-    let plan = engine::plan(config.engine_kind, ctx.as_ref(), problem, engine)?;
+    let plan = match crate::engine::cpu::ranks::world() {
+        Some(_) => spread_plan(config, problem, run)?,
+        None => engine::plan(config.engine_kind, ctx.as_ref(), problem, engine)?,
+    };
     let mut sim = engine::simulator(&plan, ctx.as_ref(), problem, engine.0)?;
     // The check's engine is opened now, so that one that does not fit is refused before any
     // work or file; both are held at the end anyway, to compare their states.
@@ -226,6 +230,46 @@ pub fn run(
         crate::io::write_atomic(&path, format!("{report:#}").as_bytes())?;
     }
     Ok(report)
+}
+
+/// A rank other than 0 under mpirun: the same problem and plan as rank 0's, its own wafers
+/// stepped as rank 0 orders; it writes nothing.
+pub fn follow(config: &RunConfig) -> Result<()> {
+    let (offset, resumed) = resume_point(config)?;
+    let problem = resumed.as_ref().unwrap_or(&config.problem);
+    let run = engine::RunLength::whole(config.steps - offset);
+    let placement = &config.engine.placement;
+    match spread_plan(config, problem, run)? {
+        EnginePlan::CpuWafer { time_block } => {
+            let ranks = crate::engine::cpu::ranks::take();
+            CpuCluster::on_ranks(problem, ranks)?
+                .with_time_block(problem, time_block)
+                .serve()
+        }
+        plan => unreachable!("spread_plan gives the CPU wafer, not {plan:?} for {placement:?}"),
+    }
+}
+
+/// Under mpirun, the plan every rank computes alike: the emulated wafers on the CPU backend.
+fn spread_plan(
+    config: &RunConfig,
+    problem: &Problem,
+    run: engine::RunLength,
+) -> Result<EnginePlan> {
+    let world = crate::engine::cpu::ranks::world().expect("under mpirun");
+    if config.engine.backend != BackendChoice::Cpu {
+        return Err(invalid!(
+            "under mpirun ({} ranks) the wafers run on the CPU backend: add --backend cpu",
+            world.size
+        ));
+    }
+    let engine = (&config.engine.placement, run);
+    match engine::plan(config.engine_kind, None, problem, engine)? {
+        plan @ EnginePlan::CpuWafer { .. } => Ok(plan),
+        _ => Err(invalid!(
+            "under mpirun the global kernel has no wafers to spread: use --engine auto or wafer"
+        )),
+    }
 }
 
 /// The step and the problem to resume from: the checkpoint's with `--resume`, else step 0
@@ -457,6 +501,7 @@ impl RunReport {
             "grid": p.geometry.global_size(),
             "steps": self.steps,
             "plan": self.plan,
+            "ranks": crate::engine::cpu::ranks::world().map_or(1, |w| w.size),
             "engine_summary": self.engine,
             "stepping_seconds": self.stepping.as_secs_f64(),
             "updates_per_second": self.updates_per_second(),

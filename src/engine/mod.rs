@@ -474,7 +474,8 @@ pub fn simulator(
             }
         }
         (EnginePlan::CpuWafer { time_block }, _) => {
-            Box::new(CpuCluster::new(problem)?.with_time_block(problem, time_block))
+            let ranks = cpu::ranks::take();
+            Box::new(CpuCluster::on_ranks(problem, ranks)?.with_time_block(problem, time_block))
         }
         (
             EnginePlan::Global {

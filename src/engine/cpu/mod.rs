@@ -7,8 +7,16 @@ use std::sync::Arc;
 use glam::UVec2;
 use rayon::prelude::*;
 
+mod global;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod ranks;
+mod spread;
 mod time_block;
 
+pub use global::{stage_on_grid, CpuGlobal};
+
+use self::ranks::{owner, Order, Package, Ranks};
 use self::time_block::{CpuBlocks, History};
 use crate::blocking::{self, InBlock};
 use crate::cluster::package::copy_run;
@@ -18,9 +26,6 @@ use crate::kernels::{Block, BlockIn, BlockOut, Kernel, MAX_FIELDS};
 use crate::model::{Problem, Simulator};
 use crate::wafer::{StageSlots, WaferGeometry};
 use crate::Result;
-
-/// A package on a link: one vector per state field.
-type Package = Vec<Vec<f32>>;
 
 /// One wafer's SRAM: `slots[slot][field]`, each a field's blocks for every PE.
 type Sram = Vec<Vec<Vec<f32>>>;
@@ -44,24 +49,40 @@ pub struct CpuCluster {
     histories: Vec<History>,
     /// Each wafer's lower strips of every field, reused from remap to remap.
     strips: Vec<Vec<Vec<f32>>>,
+    /// The processes the wafers are spread over (`None`: every wafer is here), and this
+    /// one's rank among how many.
+    ranks: Option<std::sync::Mutex<Box<dyn Ranks>>>,
+    place: (usize, usize),
 }
 
 impl CpuCluster {
     /// Lays out the problem's initial state on the wafers; refuses clusters that would not
     /// fit this machine's available memory.
     pub fn new(problem: &Problem) -> Result<Self> {
+        Self::on_ranks(problem, None)
+    }
+
+    /// The cluster with its wafers spread over `ranks` ([`ranks::owner`]): this process holds
+    /// and steps its own wafers only, and keeps the whole schedule.
+    pub fn on_ranks(problem: &Problem, ranks: Option<Box<dyn Ranks>>) -> Result<Self> {
         let c = problem.cluster;
         let (fields, stages) = (problem.spec().fields.len(), problem.spec().stages.len());
         let planes = (StageSlots::count(stages) * fields) as u64;
+        let place = ranks.as_ref().map_or((0, 1), |r| (r.rank(), r.size()));
+        let share = place.1 as u64;
         check_memory(
             "the emulated cluster",
-            (planes * c.sram_cells() + (planes + 1) * problem.geometry.points()) * 4,
+            (planes * c.sram_cells() / share + (planes + 1) * problem.geometry.points()) * 4,
         )?;
         let scheduler = Scheduler::new(c, &problem.link_specs);
         scheduler.preflight()?;
         let state = problem.initial_state();
+        let here = |k: usize| owner(k, c.count(), place.1) == place.0;
         let sram = (0..c.count())
             .map(|k| {
+                if !here(k) {
+                    return Ok(vec![]);
+                }
                 let fields: Vec<Vec<f32>> = state
                     .iter()
                     .map(|f| c.scatter(f, &[k]))
@@ -80,6 +101,8 @@ impl CpuCluster {
             blocks: Ok(None),
             histories: vec![History::new(); c.count()],
             strips: vec![vec![]; c.count()],
+            ranks: ranks.map(std::sync::Mutex::new),
+            place,
         })
     }
 
@@ -408,20 +431,25 @@ fn compute_pe(
     stage_block(kernel, points, &input, &mut out);
 }
 
-impl Simulator for CpuCluster {
-    fn advance(&mut self, steps: u64) -> Result<()> {
+impl CpuCluster {
+    /// Runs `steps` more steps of this process's wafers, exchanging packages with the other
+    /// ranks phase by phase.
+    fn advance_here(&mut self, steps: u64) -> Result<()> {
         self.check_usable()?;
         let stages = self.kernel.spec().stages.len() as u64;
         let target = self.remaps + steps * stages;
         let run = (self.remaps, target);
         let fields = self.kernel.spec().fields.len();
         let c = self.cluster;
+        let (me, size) = self.place;
+        let here = |k: usize| owner(k, c.count(), size) == me;
         while let Some(round) = self
             .scheduler
             .next_round(target)
             .inspect_err(|_| self.failed = true)?
         {
-            for &(k, state) in &round.up {
+            let mut outgoing = vec![];
+            for &(k, state) in round.up.iter().filter(|(k, _)| here(*k)) {
                 let cur = StageSlots::of(stages as usize, state).cur;
                 let package = (0..fields)
                     .map(|f| package::pack_up_with(&c, self.packed((k, f), (cur, state), run)))
@@ -430,9 +458,11 @@ impl Simulator for CpuCluster {
                     from: k,
                     dir: Direction::Up,
                 };
-                self.links[link.index()].push_back(package);
+                self.send(link, package, &mut outgoing);
             }
-            for &(k, state) in &round.right {
+            self.exchange(&round.up, Direction::Up, outgoing)?;
+            let mut outgoing = vec![];
+            for &(k, state) in round.right.iter().filter(|(k, _)| here(*k)) {
                 let cur = StageSlots::of(stages as usize, state).cur;
                 let below = &self.links[c.incoming(k, Direction::Up).index()][0];
                 let package = (0..fields)
@@ -445,11 +475,12 @@ impl Simulator for CpuCluster {
                     from: k,
                     dir: Direction::Right,
                 };
-                self.links[link.index()].push_back(package);
+                self.send(link, package, &mut outgoing);
             }
+            self.exchange(&round.right, Direction::Right, outgoing)?;
             // The stepping wafers run in parallel, each with its two packages.
             let mut inputs: Vec<Option<(u64, [Package; 2])>> = vec![None; c.count()];
-            for &(k, state) in &round.step {
+            for &(k, state) in round.step.iter().filter(|(k, _)| here(*k)) {
                 let packages = Direction::ALL.map(|dir| self.package(c.incoming(k, dir)));
                 inputs[k] = Some((state, packages));
             }
@@ -482,6 +513,20 @@ impl Simulator for CpuCluster {
         self.remaps = target;
         Ok(())
     }
+}
+
+impl Drop for CpuCluster {
+    /// Rank 0 lets the other ranks end with it.
+    fn drop(&mut self) {
+        let _ = self.lead(Order::Done);
+    }
+}
+
+impl Simulator for CpuCluster {
+    fn advance(&mut self, steps: u64) -> Result<()> {
+        self.lead(Order::Advance(steps))?;
+        self.advance_here(steps)
+    }
 
     fn step(&self) -> u64 {
         self.remaps / self.kernel.spec().stages.len() as u64
@@ -489,21 +534,8 @@ impl Simulator for CpuCluster {
 
     fn state(&self) -> Result<Vec<GlobalField>> {
         self.check_usable()?;
-        let UVec2 { x: nx, y: ny } = self.cluster.whole()?.global_size();
-        let slot = StageSlots::state(self.step());
-        let shift = self.kernel.spec().shift_after(self.remaps);
-        let fields = self.kernel.spec().fields.len();
-        Ok((0..fields)
-            .into_par_iter()
-            .map(|f| {
-                let mut field = GlobalField::zeros(nx, ny);
-                for (k, wafer) in self.sram.iter().enumerate() {
-                    self.cluster
-                        .gather_into(&mut field, &wafer[slot][f], &[k], shift);
-                }
-                field
-            })
-            .collect())
+        self.lead(Order::Gather)?;
+        self.gathered()
     }
 
     fn time_block(&self) -> u32 {
@@ -523,8 +555,12 @@ impl Simulator for CpuCluster {
             ),
             Err((steps, why)) => format!("; no time blocks of {steps} steps: {why}"),
         };
+        let spread = match self.place.1 {
+            1 => String::new(),
+            ranks => format!(", over {ranks} MPI ranks"),
+        };
         format!(
-            "emulated {} on the CPU ({} threads{blocks})",
+            "emulated {} on the CPU ({} threads{blocks}){spread}",
             self.cluster.describe(),
             rayon::current_num_threads()
         )
@@ -533,150 +569,6 @@ impl Simulator for CpuCluster {
     fn link_stats(&self) -> Option<Vec<LinkStats>> {
         Some(self.scheduler.stats())
     }
-}
-
-/// The plain global-grid kernel on the CPU: periodic, no PEs, no translation. Its slots
-/// follow the wafer's ([`StageSlots`]), one global field per state field.
-pub struct CpuGlobal {
-    kernel: Arc<dyn Kernel>,
-    grid: UVec2,
-    /// `slots[slot][field]`.
-    slots: Vec<Vec<Vec<f32>>>,
-    remaps: u64,
-}
-
-impl CpuGlobal {
-    pub fn new(problem: &Problem) -> Result<Self> {
-        let spec = problem.spec();
-        let planes = StageSlots::count(spec.stages.len()) * spec.fields.len();
-        check_memory(
-            "the global grid",
-            planes as u64 * problem.geometry.points() * 4,
-        )?;
-        let state: Vec<Vec<f32>> = problem
-            .initial_state()
-            .into_iter()
-            .map(|f| f.data)
-            .collect();
-        Ok(Self {
-            grid: problem.kernel.grid(),
-            kernel: problem.kernel.clone(),
-            slots: vec![state; StageSlots::count(spec.stages.len())],
-            remaps: 0,
-        })
-    }
-
-    fn remap(&mut self) {
-        let spec = self.kernel.spec();
-        let k = (self.remaps % spec.stages.len() as u64) as usize;
-        let slots = StageSlots::of(spec.stages.len(), self.remaps);
-        let mut out = std::mem::take(&mut self.slots[slots.out]);
-        let states = (&self.slots[slots.cur][..], &self.slots[slots.base][..]);
-        global_stage(self.grid, (&*self.kernel, k), states, &mut out);
-        self.slots[slots.out] = out;
-        self.remaps += 1;
-    }
-}
-
-/// Rows of the global grid per task.
-const BAND: usize = 16;
-
-/// A stage on the periodic global grid, a band of rows per task: every point from the window
-/// at the stage's `origin`, the band's window rows copied with their wrap.
-fn global_stage(
-    grid: UVec2,
-    kernel: (&dyn Kernel, usize),
-    (cur, base): (&[Vec<f32>], &[Vec<f32>]),
-    out: &mut [Vec<f32>],
-) {
-    let spec = kernel.0.spec();
-    let (origin, w) = (
-        spec.stages[kernel.1].origin as i64,
-        spec.comm_width as usize,
-    );
-    let (nx, ny) = (grid.x as usize, grid.y as usize);
-    let wrap = |i: i64, n: usize| i.rem_euclid(n as i64) as usize;
-    chunks_out(out, BAND * nx)
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(band, outs)| {
-            let (y0, rows) = (band * BAND, outs[0].len() / nx);
-            // Rows y0 + origin ..= y0 + rows - 1 + origin + w of every field, from column
-            // `origin`, nx + w values each.
-            let copy = |plane: &Vec<f32>| -> Vec<f32> {
-                (0..(rows + w) as i64)
-                    .flat_map(|dy| {
-                        let r = wrap(y0 as i64 + origin + dy, ny) * nx;
-                        (0..nx + w).map(move |x| plane[r + wrap(x as i64 + origin, nx)])
-                    })
-                    .collect()
-            };
-            let (cur_rows, base_rows): (Vec<_>, Vec<_>) = (
-                cur.iter().map(copy).collect(),
-                base.iter().map(copy).collect(),
-            );
-            let all = 0..(rows + w) * (nx + w);
-            let input = BlockIn {
-                cur: fields_at(&cur_rows, all.clone()),
-                base: fields_at(&base_rows, all),
-                stride: nx + w,
-            };
-            let mut out = BlockOut {
-                fields: outs.each_mut().map(|o| &mut o[..]),
-                stride: nx,
-            };
-            let block = Block {
-                at: UVec2::new(0, y0 as u32),
-                rows,
-                len: nx,
-            };
-            kernel.0.stage_block(kernel.1, block, &input, &mut out);
-        });
-}
-
-impl Simulator for CpuGlobal {
-    fn advance(&mut self, steps: u64) -> Result<()> {
-        for _ in 0..steps * self.kernel.spec().stages.len() as u64 {
-            self.remap();
-        }
-        Ok(())
-    }
-
-    fn step(&self) -> u64 {
-        self.remaps / self.kernel.spec().stages.len() as u64
-    }
-
-    fn state(&self) -> Result<Vec<GlobalField>> {
-        let slot = &self.slots[StageSlots::state(self.step())];
-        Ok(slot
-            .iter()
-            .map(|data| GlobalField {
-                nx: self.grid.x,
-                ny: self.grid.y,
-                data: data.clone(),
-            })
-            .collect())
-    }
-
-    fn describe(&self) -> String {
-        "global-grid reference on the CPU".into()
-    }
-}
-
-/// Stage `stage` of `kernel` on the whole periodic grid from `state` (also the step's start):
-/// the fields it writes, for diagnostics that need the scheme's next value.
-pub fn stage_on_grid(kernel: &dyn Kernel, stage: usize, state: &[GlobalField]) -> Vec<GlobalField> {
-    let grid = kernel.grid();
-    let planes: Vec<Vec<f32>> = state.iter().map(|f| f.data.clone()).collect();
-    let mut out = vec![vec![0.0; planes[0].len()]; planes.len()];
-    global_stage(grid, (kernel, stage), (&planes, &planes), &mut out);
-    out.into_iter()
-        .map(|data| GlobalField {
-            nx: grid.x,
-            ny: grid.y,
-            data,
-        })
-        .collect()
 }
 
 /// Refuses to allocate `bytes` when the process may allocate less ([`crate::memory`]).

@@ -1,0 +1,189 @@
+//! Clusters over MPI ranks (`--features mpi`, run under Open MPI's `mpirun`): bit for bit the
+//! one-process run for every rank count, even splits and uneven; checkpoints restart on another
+//! rank count; a killed rank ends them all.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_wafer-emu");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wafer-emu-mpi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `mpirun -n ranks wafer-emu ARGS` (as root in CI, more ranks than cores here).
+fn mpirun(ranks: usize) -> Command {
+    let mut command = Command::new("mpirun");
+    command.args(["--allow-run-as-root", "--oversubscribe", "-n"]);
+    command.arg(ranks.to_string()).arg(BIN);
+    command
+}
+
+fn succeeded(out: Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every `.npy` file of `dir`, by name.
+fn fields(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "npy"))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn clusters_over_ranks_equal_one_process_bit_for_bit() {
+    let cases = [
+        "heat5 --wafers 3x3 --pes 6x6 --n 2 --steps 40 --link 0,0,up:delay=3,capacity=1",
+        "heat9 --wafers 4x2 --pes 8x8 --n 4 --steps 31 --link-delay 2 --link-capacity 3",
+        "swe --wafers 3x2 --pes 15x10 --steps 17 --link-delay 1",
+        "swe-c --wafers 2x2 --pes 45x20 --steps 11",
+    ];
+    for case in cases {
+        let args: Vec<&str> = ["run"].into_iter().chain(case.split(' ')).collect();
+        let one = scratch("one");
+        let at = one.to_str().unwrap();
+        let alone = Command::new(BIN)
+            .args(&args)
+            .args(["--backend", "cpu", "--out", at])
+            .output()
+            .unwrap();
+        succeeded(alone, case);
+        let expected = fields(&one);
+        assert!(!expected.is_empty(), "{case}");
+        for ranks in [2, 3, 4] {
+            let spread = scratch("spread");
+            let at = spread.to_str().unwrap();
+            let out = mpirun(ranks)
+                .args(&args)
+                .args(["--backend", "cpu", "--out", at, "--json", "-"])
+                .output()
+                .unwrap();
+            let json: serde_json::Value =
+                serde_json::from_str(&succeeded(out, case)).expect("JSON");
+            assert_eq!(json["ranks"], ranks, "{case}");
+            assert!(json["engine_summary"]
+                .as_str()
+                .unwrap()
+                .contains("MPI ranks"));
+            assert!(
+                fields(&spread) == expected,
+                "{case} on {ranks} ranks differs from one process"
+            );
+            std::fs::remove_dir_all(&spread).unwrap();
+        }
+        std::fs::remove_dir_all(&one).unwrap();
+    }
+}
+
+/// A run checkpointed on 2 ranks goes on from its checkpoint on 3 (and on 1) to the same bits
+/// as one run of the whole length.
+#[test]
+fn a_checkpoint_restarts_on_another_rank_count() {
+    let case = "run heat9 --wafers 4x2 --pes 8x8 --n 4 --link-delay 1 --backend cpu";
+    let case: Vec<&str> = case.split(' ').collect();
+    let (whole, parts, alone) = (scratch("whole"), scratch("parts"), scratch("alone"));
+    let run = |command: &mut Command, extra: &[&str]| {
+        succeeded(command.args(&case).args(extra).output().unwrap(), "run");
+    };
+    run(
+        &mut Command::new(BIN),
+        &["--steps", "40", "--out", whole.to_str().unwrap()],
+    );
+    let first = ["--steps", "20", "--checkpoint-every-steps", "10"];
+    for (dir, later) in [(&parts, 3), (&alone, 1)] {
+        let at = dir.to_str().unwrap();
+        run(&mut mpirun(2), &[&first[..], &["--out", at]].concat());
+        match later {
+            1 => run(&mut Command::new(BIN), &["--steps", "40", "--resume", at]),
+            k => run(&mut mpirun(k), &["--steps", "40", "--resume", at]),
+        }
+        let name = "heat9_u_step00000040.npy";
+        assert!(
+            std::fs::read(dir.join(name)).unwrap() == std::fs::read(whole.join(name)).unwrap(),
+            "resumed on {later} rank(s)"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    std::fs::remove_dir_all(&whole).unwrap();
+}
+
+/// A rank killed mid-run ends every rank within seconds, with an error naming it, and leaves
+/// no half-written file.
+#[test]
+fn a_killed_rank_ends_every_rank() {
+    let out = scratch("killed");
+    let at = out.to_str().unwrap();
+    let long = "run heat5 --wafers 4x1 --pes 64x64 --n 8 --steps 1000000 --backend cpu";
+    let mut child = mpirun(2)
+        .args(long.split(' '))
+        .args(["--out", at])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ranks = wait_for_ranks(child.id(), 2);
+    std::thread::sleep(Duration::from_millis(500));
+    let victim = ranks[ranks.len() - 1];
+    assert!(Command::new("kill")
+        .args(["-KILL", &victim.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let killed = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(60),
+            "mpirun still runs a minute after a rank died"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("rank"), "{stderr}");
+    for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(!name.contains(".tmp-"), "{name} left behind");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The processes of `mpirun` (its children running the program), once `count` have started.
+fn wait_for_ranks(mpirun: u32, count: usize) -> Vec<u32> {
+    let started = Instant::now();
+    loop {
+        let children = Command::new("pgrep")
+            .args(["-P", &mpirun.to_string(), "-f", BIN])
+            .output()
+            .unwrap();
+        let pids: Vec<u32> = String::from_utf8_lossy(&children.stdout)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        if pids.len() >= count {
+            return pids;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "ranks never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
