@@ -59,18 +59,22 @@ fn fail(e: anyhow::Error, follower: bool) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// The command under mpirun: `run` spreads its wafers over the ranks; rank 0 runs it, the
-/// others follow. Other commands run in one process.
+/// The command under mpirun: `run` and `tsunami` spread their wafers over the ranks, `bench`
+/// times a cluster over them; rank 0 runs the command, the others follow. Other commands run
+/// in one process.
 fn over_ranks(command: Command, world: ranks::World) -> Result<()> {
-    let Command::Run(args) = command else {
-        anyhow::bail!(wafer_emu::Error::InvalidInput(format!(
-            "under mpirun ({} ranks) only `run` spreads its wafers over the ranks: run this command in one process",
+    match (command, world.rank) {
+        (Command::Run(args), 0) => run(&args),
+        (Command::Run(args), _) => Ok(commands::run::follow(&args.config()?)?),
+        (Command::Tsunami(args), 0) => tsunami(&args),
+        (Command::Tsunami(args), _) => Ok(commands::tsunami::follow(&args.config()?)?),
+        (Command::Bench(args), 0) => bench(&args),
+        (Command::Bench(args), _) => Ok(commands::bench::follow(&args.config()?)?),
+        _ => Err(wafer_emu::Error::InvalidInput(format!(
+            "under mpirun ({} ranks) only `run`, `tsunami` and `bench` spread wafers over the ranks: run this command in one process",
             world.size
-        )));
-    };
-    match world.rank {
-        0 => run(&args),
-        _ => Ok(commands::run::follow(&args.config()?)?),
+        ))
+        .into()),
     }
 }
 

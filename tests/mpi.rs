@@ -89,6 +89,134 @@ fn clusters_over_ranks_equal_one_process_bit_for_bit() {
     }
 }
 
+/// The tsunami over 2 and 3 ranks writes the files of one process, byte for byte.
+#[test]
+fn a_tsunami_over_ranks_equals_one_process() {
+    let case = "tsunami --resolution 2deg --n 4 --duration 3h --sample-every 300s --region none \
+                --backend cpu --wafers 3x1 --link-delay 1";
+    let case: Vec<&str> = case.split_whitespace().collect();
+    let one = scratch("tsunami-one");
+    let alone = Command::new(BIN)
+        .args(&case)
+        .args(["--out", one.to_str().unwrap()])
+        .output()
+        .unwrap();
+    succeeded(alone, "one process");
+    for ranks in [2, 3] {
+        let spread = scratch("tsunami-spread");
+        let at = spread.to_str().unwrap();
+        let out = mpirun(ranks)
+            .args(&case)
+            .args(["--out", at, "--json", "-"])
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_str(&succeeded(out, "ranks")).unwrap();
+        assert_eq!(json["ranks"], ranks);
+        for file in [
+            "gauges.csv",
+            "max_eta.png",
+            "eta_global_t00180min.png",
+            "tsunami.nc",
+        ] {
+            let same =
+                std::fs::read(one.join(file)).unwrap() == std::fs::read(spread.join(file)).unwrap();
+            assert!(same, "{file} on {ranks} ranks differs from one process");
+        }
+        std::fs::remove_dir_all(&spread).unwrap();
+    }
+    std::fs::remove_dir_all(&one).unwrap();
+}
+
+/// A rank that hangs (stopped) ends every rank after --link-timeout, with an error naming the
+/// link, the rank it waited for and the step.
+#[test]
+fn a_hung_rank_ends_every_rank_after_the_link_timeout() {
+    let (mut child, ranks) = long_run(&["--no-output", "--link-timeout", "3"]);
+    signal("-STOP", ranks[ranks.len() - 1]);
+    let status = wait_bounded(&mut child, Instant::now());
+    let stderr = stderr_of(&mut child);
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no package on the") && stderr.contains("at step"),
+        "{stderr}"
+    );
+    ranks.iter().for_each(|&pid| signal("-KILL", pid));
+}
+
+/// A long run over 2 ranks, once both have started, and their processes.
+fn long_run(extra: &[&str]) -> (std::process::Child, Vec<u32>) {
+    let long = "run heat5 --wafers 4x1 --pes 64x64 --n 8 --steps 1000000 --backend cpu";
+    let child = mpirun(2)
+        .args(long.split(' '))
+        .args(extra)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ranks = wait_for_ranks(child.id(), 2);
+    std::thread::sleep(Duration::from_millis(500));
+    (child, ranks)
+}
+
+fn signal(signal: &str, pid: u32) {
+    let _ = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status();
+}
+
+fn stderr_of(child: &mut std::process::Child) -> String {
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    stderr
+}
+
+/// The exit status of `child`, which must end within a minute of `since`.
+fn wait_bounded(child: &mut std::process::Child, since: Instant) -> std::process::ExitStatus {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(60),
+            "mpirun still runs a minute after a rank died or hung"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `bench` under mpirun times the cluster over the ranks beside the same cluster in one
+/// process, in one run.
+#[test]
+fn bench_times_a_cluster_over_ranks_beside_one_process() {
+    let bench = "bench heat5 --grid 256 --n 8 --wafers 4x1 --steps 10 --reps 2 --backend cpu";
+    let out = mpirun(2)
+        .args(bench.split(' '))
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&succeeded(out, "bench")).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    let spread = rows
+        .iter()
+        .find(|r| r["ranks"] == 2)
+        .expect("a row over 2 ranks");
+    let alone = rows
+        .iter()
+        .find(|r| r["variant"] == spread["baseline"])
+        .expect("its baseline");
+    assert_eq!(
+        (alone["ranks"].as_u64(), alone["wafers"][0].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert!(spread["updates_per_second"]["median"].as_f64() > Some(0.0));
+    let refused = mpirun(2)
+        .args(bench.split(' '))
+        .arg("--no-cpu")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+}
+
 /// A run checkpointed on 2 ranks goes on from its checkpoint on 3 (and on 1) to the same bits
 /// as one run of the whole length.
 #[test]
@@ -126,36 +254,10 @@ fn a_checkpoint_restarts_on_another_rank_count() {
 #[test]
 fn a_killed_rank_ends_every_rank() {
     let out = scratch("killed");
-    let at = out.to_str().unwrap();
-    let long = "run heat5 --wafers 4x1 --pes 64x64 --n 8 --steps 1000000 --backend cpu";
-    let mut child = mpirun(2)
-        .args(long.split(' '))
-        .args(["--out", at])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let ranks = wait_for_ranks(child.id(), 2);
-    std::thread::sleep(Duration::from_millis(500));
-    let victim = ranks[ranks.len() - 1];
-    assert!(Command::new("kill")
-        .args(["-KILL", &victim.to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let killed = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            killed.elapsed() < Duration::from_secs(60),
-            "mpirun still runs a minute after a rank died"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let (mut child, ranks) = long_run(&["--out", out.to_str().unwrap()]);
+    signal("-KILL", ranks[ranks.len() - 1]);
+    let status = wait_bounded(&mut child, Instant::now());
+    let stderr = stderr_of(&mut child);
     assert!(!status.success(), "{stderr}");
     assert!(stderr.contains("rank"), "{stderr}");
     for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {

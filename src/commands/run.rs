@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::checkpoint;
 use crate::cluster::{LinkStats, LinkTable};
-use crate::engine::cpu::CpuCluster;
-use crate::engine::{self, BackendChoice, EngineKind, EnginePlan, EngineRequest};
+use crate::engine::{self, EngineKind, EngineRequest};
 use crate::field::GlobalField;
 use crate::kernels::swe::ShallowWater;
 use crate::model::{Problem, Simulator};
@@ -173,7 +172,7 @@ pub fn run(
     let run = engine::RunLength::whole(config.steps - offset);
     let engine = (&config.engine.placement, run);
     let plan = match crate::engine::cpu::ranks::world() {
-        Some(_) => spread_plan(config, problem, run)?,
+        Some(_) => engine::spread_plan(&config.engine, config.engine_kind, problem, run)?,
         None => engine::plan(config.engine_kind, ctx.as_ref(), problem, engine)?,
     };
     let mut sim = engine::simulator(&plan, ctx.as_ref(), problem, engine.0)?;
@@ -238,38 +237,8 @@ pub fn follow(config: &RunConfig) -> Result<()> {
     let (offset, resumed) = resume_point(config)?;
     let problem = resumed.as_ref().unwrap_or(&config.problem);
     let run = engine::RunLength::whole(config.steps - offset);
-    let placement = &config.engine.placement;
-    match spread_plan(config, problem, run)? {
-        EnginePlan::CpuWafer { time_block } => {
-            let ranks = crate::engine::cpu::ranks::take();
-            CpuCluster::on_ranks(problem, ranks)?
-                .with_time_block(problem, time_block)
-                .serve()
-        }
-        plan => unreachable!("spread_plan gives the CPU wafer, not {plan:?} for {placement:?}"),
-    }
-}
-
-/// Under mpirun, the plan every rank computes alike: the emulated wafers on the CPU backend.
-fn spread_plan(
-    config: &RunConfig,
-    problem: &Problem,
-    run: engine::RunLength,
-) -> Result<EnginePlan> {
-    let world = crate::engine::cpu::ranks::world().expect("under mpirun");
-    if config.engine.backend != BackendChoice::Cpu {
-        return Err(invalid!(
-            "under mpirun ({} ranks) the wafers run on the CPU backend: add --backend cpu",
-            world.size
-        ));
-    }
-    let engine = (&config.engine.placement, run);
-    match engine::plan(config.engine_kind, None, problem, engine)? {
-        plan @ EnginePlan::CpuWafer { .. } => Ok(plan),
-        _ => Err(invalid!(
-            "under mpirun the global kernel has no wafers to spread: use --engine auto or wafer"
-        )),
-    }
+    let plan = engine::spread_plan(&config.engine, config.engine_kind, problem, run)?;
+    engine::follow(&plan, problem, &config.engine.placement)
 }
 
 /// The step and the problem to resume from: the checkpoint's with `--resume`, else step 0

@@ -440,6 +440,37 @@ pub fn plan(
     })
 }
 
+/// Under mpirun, the plan every rank computes alike from the same command line: the emulated
+/// wafers on the CPU backend (the only engine this version spreads over ranks).
+pub fn spread_plan(
+    engine: &EngineRequest,
+    kind: EngineKind,
+    problem: &Problem,
+    run: RunLength,
+) -> Result<EnginePlan> {
+    let ranks = cpu::ranks::world().map_or(1, |w| w.size);
+    if engine.backend != BackendChoice::Cpu {
+        return Err(crate::invalid!(
+            "under mpirun ({ranks} ranks) the wafers run on the CPU backend: add --backend cpu"
+        ));
+    }
+    match plan(kind, None, problem, (&engine.placement, run))? {
+        plan @ EnginePlan::CpuWafer { .. } => Ok(plan),
+        _ => Err(crate::invalid!(
+            "under mpirun the global kernel has no wafers to spread: use --engine auto or wafer"
+        )),
+    }
+}
+
+/// A rank other than 0 under mpirun: steps its wafers of `problem` as `plan` says, as rank 0
+/// orders, until it says the run is over.
+pub fn follow(plan: &EnginePlan, problem: &Problem, placement: &Placement) -> Result<()> {
+    CpuCluster::on_ranks(problem, cpu::ranks::take())?
+        .with_time_block(problem, plan.time_block())
+        .with_link_timeout(placement.timeout)
+        .serve()
+}
+
 /// The engine `plan` says for `problem`, the cluster placed on devices as `placement` says.
 pub fn simulator(
     plan: &EnginePlan,
@@ -475,7 +506,12 @@ pub fn simulator(
         }
         (EnginePlan::CpuWafer { time_block }, _) => {
             let ranks = cpu::ranks::take();
-            Box::new(CpuCluster::on_ranks(problem, ranks)?.with_time_block(problem, time_block))
+            let cluster = CpuCluster::on_ranks(problem, ranks)?;
+            Box::new(
+                cluster
+                    .with_time_block(problem, time_block)
+                    .with_link_timeout(placement.timeout),
+            )
         }
         (
             EnginePlan::Global {

@@ -56,6 +56,14 @@ pub const MAX_BENCH_STEPS: u64 = 1_000_000_000;
 impl BenchConfig {
     /// Checks that every `n` divides the grid and the counts are positive.
     pub fn validate(&self) -> Result<()> {
+        if let Some(world) = crate::engine::cpu::ranks::world() {
+            if self.ns.len() != 1 || self.wafers == (1, 1) || !self.cpu {
+                return Err(invalid!(
+                    "under mpirun ({} ranks) bench times one CPU cluster over the ranks: give one --n, --wafers beyond 1x1, and not --no-cpu",
+                    world.size
+                ));
+            }
+        }
         for (name, v) in [("steps", self.steps), ("reps", self.reps as u64)] {
             if !(1..=MAX_BENCH_STEPS).contains(&v) {
                 return Err(invalid!("{name} = {v}: allowed 1..={MAX_BENCH_STEPS}"));
@@ -115,13 +123,13 @@ impl BenchConfig {
     }
 
     /// Steps per time block of the rows of `problem` on `hardware`.
-    fn block(&self, hardware: Hardware, problem: &Problem) -> u32 {
+    pub(crate) fn block(&self, hardware: Hardware, problem: &Problem) -> u32 {
         self.time_block
             .unwrap_or_else(|| auto_time_block(hardware, problem))
     }
 
     /// The grid at `n` points per PE as a cluster of `self.wafers` wafers.
-    fn cluster(&self, n: u32) -> Result<ClusterGeometry> {
+    pub(crate) fn cluster(&self, n: u32) -> Result<ClusterGeometry> {
         let pes = self.grid / n;
         let (wx, wy) = self.wafers;
         if wx == 0 || wy == 0 || !pes.is_multiple_of(wx) || !pes.is_multiple_of(wy) {
@@ -165,6 +173,15 @@ pub struct BenchReport {
     pub rows: Vec<BenchRow>,
     /// Variants too large for the device or machine: name and reason.
     pub skipped: Vec<(String, String)>,
+}
+
+/// A rank other than 0 under mpirun: the bench's cluster row over the ranks, its wafers stepped
+/// as rank 0 orders (it runs one `n`).
+pub fn follow(config: &BenchConfig) -> Result<()> {
+    config.validate()?;
+    let kernel = variants::configure(config)?;
+    let (problem, plan) = variants::cpu_cluster(config, &kernel, config.ns[0])?;
+    crate::engine::follow(&plan, &problem, &Placement::default())
 }
 
 /// Runs the bench: every variant once per repetition, interleaved; the median is reported.
@@ -263,6 +280,7 @@ impl BenchReport {
                 "n": r.shape.map(|s| s.n),
                 "wafers": r.shape.map(|s| s.wafers),
                 "devices": r.shape.map(|s| s.devices),
+                "ranks": r.shape.map(|s| s.ranks),
                 "time_block": r.engine.time_block(),
                 "updates_per_second": {
                     "median": r.updates_per_second,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::BenchConfig;
+use crate::engine::cpu::{ranks, CpuCluster};
 use crate::engine::gpu::{
     direct_reads, fused_block, tile_cap, CopyKernel, GpuContext, GpuGlobal, Placement, TimeBlocks,
 };
@@ -60,6 +61,8 @@ pub struct RowShape {
     pub n: u32,
     pub wafers: [u32; 2],
     pub devices: u32,
+    /// MPI ranks the wafers are spread over (1: this process alone).
+    pub ranks: u32,
 }
 
 impl<'a> Variant<'a> {
@@ -126,6 +129,8 @@ pub fn variants(
             })?
             .check_profile()?;
     }
+    // Under mpirun the cluster row over the ranks takes them, no other row.
+    let spread = ranks::take();
     let kernel = configure(config)?;
     let problems: Vec<Problem> = config
         .ns
@@ -148,6 +153,9 @@ pub fn variants(
         let cpu_blocks: Vec<u32> = blocks(Hardware::Cpu);
         add_cpu_variants(&mut lineup, &problems, (config.grid, &cpu_blocks))?;
     }
+    if config.wafers != (1, 1) && (config.cpu || ctx.is_none()) {
+        add_cpu_cluster_variants(&mut lineup, config, &kernel, spread)?;
+    }
     // A whole time block, so that its pipelines are compiled too.
     for variant in lineup.variants.iter_mut() {
         variant.run(variant.engine.time_block() as u64)?;
@@ -162,7 +170,7 @@ pub fn variants(
 
 /// The kernel from random values (every bit exercised, no denormals of a decaying tail) on the
 /// bench's grid, configured once for every variant.
-fn configure(config: &BenchConfig) -> Result<Arc<dyn Kernel>> {
+pub(super) fn configure(config: &BenchConfig) -> Result<Arc<dyn Kernel>> {
     let options = config.kernel.random_options(1);
     config
         .kernel
@@ -225,10 +233,60 @@ fn stepper(
             n: c.wafer.n,
             wafers: [c.wafers_x, c.wafers_y],
             devices,
+            ranks: 1,
         }),
         baseline: None,
         run: Box::new(move |steps| sim.advance(steps)),
     }
+}
+
+/// The grid as a cluster of `--wafers` on the CPU backend, in this process and, under mpirun,
+/// over the ranks: the same problem and plan, so the second row's ratio to the first is what
+/// the packages' trips between ranks cost.
+fn add_cpu_cluster_variants(
+    lineup: &mut Lineup,
+    config: &BenchConfig,
+    kernel: &Arc<dyn Kernel>,
+    mut spread: Option<Box<dyn ranks::Ranks>>,
+) -> Result<()> {
+    for &n in &config.ns {
+        let (problem, plan) = cpu_cluster(config, kernel, n)?;
+        let c = problem.cluster;
+        let name = format!(
+            "CPU cluster {}x{} of {}x{} PEs, n = {n}",
+            c.wafers_x, c.wafers_y, c.wafer.pes_x, c.wafer.pes_y
+        );
+        if let Some(ranks) = spread.take() {
+            let size = ranks.size();
+            lineup.add(format!("{name}, over {size} MPI ranks"), |spread| {
+                let sim = CpuCluster::on_ranks(&problem, Some(ranks))?
+                    .with_time_block(&problem, plan.time_block());
+                let mut variant = stepper(spread, (plan, &problem, 1), Box::new(sim));
+                variant.baseline = Some(name.clone());
+                if let Some(shape) = variant.shape.as_mut() {
+                    shape.ranks = size as u32;
+                }
+                Ok(variant)
+            })?;
+        }
+        lineup.add(name, |name| {
+            let sim = CpuCluster::new(&problem)?.with_time_block(&problem, plan.time_block());
+            Ok(stepper(name, (plan, &problem, 1), Box::new(sim)))
+        })?;
+    }
+    Ok(())
+}
+
+/// The bench's grid at `n` points per PE as a cluster of `--wafers` on the CPU backend, and
+/// its plan (the CPU backend's auto time block, or `--time-block`).
+pub fn cpu_cluster(
+    config: &BenchConfig,
+    kernel: &Arc<dyn Kernel>,
+    n: u32,
+) -> Result<(Problem, EnginePlan)> {
+    let problem = Problem::new(kernel.clone(), config.cluster(n)?)?;
+    let time_block = config.block(Hardware::Cpu, &problem);
+    Ok((problem, EnginePlan::CpuWafer { time_block }))
 }
 
 fn wafer_name(device: &str, g: &WaferGeometry) -> String {

@@ -204,6 +204,7 @@ impl TsunamiReport {
             "version": env!("CARGO_PKG_VERSION"),
             "summary": self.lines.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "plan": self.plan,
+            "ranks": crate::engine::cpu::ranks::world().map_or(1, |w| w.size),
             "threshold_m": t.threshold,
             "gauges": t.gauges.iter().map(|r| serde_json::json!({
                 "name": r.gauge.name,
@@ -263,6 +264,20 @@ fn clock(seconds: f64) -> String {
     format!("{} h {:02} min", minutes / 60, minutes % 60)
 }
 
+/// A rank other than 0 under mpirun: the same problem and plan as rank 0's, its own wafers
+/// stepped as rank 0 orders; it writes nothing.
+pub fn follow(config: &TsunamiConfig) -> Result<()> {
+    let steps = config.steps_in(config.hours * 3600.0);
+    let (offset, resumed) = resume_point(config, steps)?;
+    let problem = resumed.as_ref().unwrap_or(&config.problem);
+    let run = engine::RunLength {
+        steps: steps - offset,
+        interval: config.sample_every(),
+    };
+    let plan = engine::spread_plan(&config.engine, config.engine_kind, problem, run)?;
+    engine::follow(&plan, problem, &config.engine.placement)
+}
+
 /// Runs the scenario; `on_progress(model seconds done, model seconds in all)`.
 pub fn tsunami(
     config: &TsunamiConfig,
@@ -289,7 +304,10 @@ pub fn tsunami(
         interval: config.sample_every(),
     };
     let placement = (&config.engine.placement, run);
-    let plan = engine::plan(config.engine_kind, ctx.as_ref(), problem, placement)?;
+    let plan = match crate::engine::cpu::ranks::world() {
+        Some(_) => engine::spread_plan(&config.engine, config.engine_kind, problem, run)?,
+        None => engine::plan(config.engine_kind, ctx.as_ref(), problem, placement)?,
+    };
     let sim = engine::simulator(&plan, ctx.as_ref(), problem, placement.0)?;
     let _claim = checkpoint::claim(&config.out, config.resume)?;
     let depth = swe.depth_field();

@@ -53,6 +53,8 @@ pub struct CpuCluster {
     /// one's rank among how many.
     ranks: Option<std::sync::Mutex<Box<dyn Ranks>>>,
     place: (usize, usize),
+    /// How long a rank waits for a package from another.
+    link_timeout: std::time::Duration,
 }
 
 impl CpuCluster {
@@ -103,6 +105,7 @@ impl CpuCluster {
             strips: vec![vec![]; c.count()],
             ranks: ranks.map(std::sync::Mutex::new),
             place,
+            link_timeout: std::time::Duration::from_secs(60),
         })
     }
 

@@ -1,6 +1,8 @@
 //! [`Ranks`] over MPI (rsmpi): packages as non-blocking messages tagged by their link, rank 0's
 //! orders as broadcasts, the state gathered to rank 0. MPI is called from the main thread only.
 
+use std::time::{Duration, Instant};
+
 use mpi::environment::Universe;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -9,6 +11,22 @@ use mpi::traits::Root;
 use super::ranks::{self, Order, Package, Ranks, World};
 use crate::cluster::LinkId;
 use crate::Result;
+
+/// Tests every request still pending, and returns the first that is not finished.
+fn unfinished<'a, S: mpi::request::Scope<'a>>(
+    pending: &mut [Option<mpi::request::Request<'a, [f32], S>>],
+) -> Option<usize> {
+    let mut first = None;
+    for (k, slot) in pending.iter_mut().enumerate() {
+        if let Some(request) = slot.take() {
+            if let Err(request) = request.test() {
+                *slot = Some(request);
+                first.get_or_insert(k);
+            }
+        }
+    }
+    first
+}
 
 /// The tag of rank 0's gathered planes (links use their dense index, far below it).
 const GATHER_TAG: i32 = i32::MAX - 1;
@@ -43,39 +61,60 @@ impl Ranks for MpiRanks {
         &mut self,
         outgoing: Vec<(LinkId, usize, Package)>,
         incoming: &[(LinkId, usize, usize)],
-        fields: usize,
+        (fields, step, timeout): (usize, u64, Duration),
     ) -> Result<Vec<Package>> {
         let world = SimpleCommunicator::world();
         let flat: Vec<(i32, usize, Vec<f32>)> = outgoing
             .into_iter()
             .map(|(link, to, package)| (link.index() as i32, to, package.concat()))
             .collect();
-        Ok(mpi::request::scope(|scope| {
-            let sends: Vec<_> = flat
-                .iter()
-                .map(|(tag, to, data)| {
-                    world.process_at_rank(*to as i32).immediate_send_with_tag(
-                        scope,
-                        &data[..],
-                        *tag,
-                    )
-                })
-                .collect();
-            let received = incoming
-                .iter()
-                .map(|&(link, from, cells)| {
-                    let mut data = vec![0f32; cells * fields];
-                    world
-                        .process_at_rank(from as i32)
-                        .receive_into_with_tag(&mut data[..], link.index() as i32);
-                    data.chunks(cells).map(<[f32]>::to_vec).collect()
-                })
-                .collect();
-            sends.into_iter().for_each(|send| {
-                send.wait();
+        let mut received: Vec<Vec<f32>> = incoming
+            .iter()
+            .map(|&(_, _, cells)| vec![0f32; cells * fields])
+            .collect();
+        mpi::request::scope(|scope| {
+            let sends = flat.iter().map(|(tag, to, data)| {
+                let to = world.process_at_rank(*to as i32);
+                Some(to.immediate_send_with_tag(scope, &data[..], *tag))
             });
-            received
-        }))
+            let receives = received
+                .iter_mut()
+                .zip(incoming)
+                .map(|(data, &(link, from, _))| {
+                    let from = world.process_at_rank(from as i32);
+                    Some(from.immediate_receive_into_with_tag(
+                        scope,
+                        &mut data[..],
+                        link.index() as i32,
+                    ))
+                });
+            let mut pending: Vec<_> = receives.chain(sends).collect();
+            let started = Instant::now();
+            while let Some(k) = unfinished(&mut pending) {
+                if started.elapsed() > timeout {
+                    let what = match incoming.get(k) {
+                        Some(&(link, from, _)) => format!(
+                            "no package on the {} link from wafer {} (rank {from})",
+                            link.dir.name(),
+                            link.from
+                        ),
+                        None => "a package it sent was never taken".into(),
+                    };
+                    eprintln!(
+                        "error on rank {}: {what} after {:.0} s, at step {step}: a rank hangs or died (--link-timeout)",
+                        self.rank,
+                        timeout.as_secs_f64()
+                    );
+                    world.abort(1);
+                }
+                std::thread::yield_now();
+            }
+        });
+        Ok(received
+            .into_iter()
+            .zip(incoming)
+            .map(|(data, &(_, _, cells))| data.chunks(cells).map(<[f32]>::to_vec).collect())
+            .collect())
     }
 
     fn order(&mut self, order: Order) -> Result<Order> {

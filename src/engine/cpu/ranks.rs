@@ -3,6 +3,7 @@
 //! the packages of the links that cross ranks, the orders of rank 0 and the gathered state do.
 
 use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 use crate::cluster::LinkId;
 use crate::Result;
@@ -48,12 +49,13 @@ pub trait Ranks: Send {
     fn size(&self) -> usize;
     /// One phase's packages across ranks: sends each of `outgoing` (a link, the rank of its
     /// receiver, the package) and returns the packages of `incoming` (a link, the rank of its
-    /// sender, the cells of each of `fields` fields), in that order.
+    /// sender, the cells of each of `fields` fields), in that order. A package that does not
+    /// come (or go) within `timeout` ends every rank, naming the link and `step`.
     fn exchange(
         &mut self,
         outgoing: Vec<(LinkId, usize, Package)>,
         incoming: &[(LinkId, usize, usize)],
-        fields: usize,
+        schedule: (usize, u64, Duration),
     ) -> Result<Vec<Package>>;
     /// Rank 0 sends `order` to every rank and returns it; the others receive it.
     fn order(&mut self, order: Order) -> Result<Order>;

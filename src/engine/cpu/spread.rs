@@ -13,6 +13,12 @@ use crate::wafer::StageSlots;
 use crate::Result;
 
 impl CpuCluster {
+    /// How long a rank waits for a package from another before it ends them all.
+    pub fn with_link_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.link_timeout = timeout;
+        self
+    }
+
     /// The rank that steps wafer `k` (0 for every wafer when this process runs alone).
     pub(super) fn rank_of(&self, k: usize) -> usize {
         owner(k, self.cluster.count(), self.place.1)
@@ -69,8 +75,12 @@ impl CpuCluster {
                 )
             })
             .collect();
-        let fields = self.kernel.spec().fields.len();
-        let packages = self.ranks().exchange(outgoing, &incoming, fields)?;
+        let spec = self.kernel.spec();
+        let step = senders
+            .first()
+            .map_or(0, |&(_, state)| state / spec.stages.len() as u64);
+        let schedule = (spec.fields.len(), step, self.link_timeout);
+        let packages = self.ranks().exchange(outgoing, &incoming, schedule)?;
         for ((link, _, _), package) in incoming.iter().zip(packages) {
             self.links[link.index()].push_back(package);
         }
