@@ -110,7 +110,19 @@ fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
 
     let sharded = dir.join("sharded");
     sweep(&file, &sharded, &["--shard", "0/2"]);
-    sweep(&file, &sharded, &["--shard", "1/2"]);
+    // The second shard as a task of a Slurm job array finds it (docs/examples/sweep.sbatch).
+    let task = bin()
+        .args([
+            "sweep",
+            file.to_str().unwrap(),
+            "--out",
+            sharded.to_str().unwrap(),
+        ])
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .status()
+        .unwrap();
+    assert!(task.success());
     let merge = bin()
         .args(["sweep", "merge", sharded.to_str().unwrap()])
         .status()

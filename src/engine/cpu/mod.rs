@@ -55,6 +55,8 @@ pub struct CpuCluster {
     place: (usize, usize),
     /// How long a rank waits for a package from another.
     link_timeout: std::time::Duration,
+    /// Time this rank spent in exchanges with the others, and the messages it sent and took.
+    exchanged: (std::time::Duration, u64),
 }
 
 impl CpuCluster {
@@ -106,6 +108,7 @@ impl CpuCluster {
             ranks: ranks.map(std::sync::Mutex::new),
             place,
             link_timeout: std::time::Duration::from_secs(60),
+            exchanged: (std::time::Duration::ZERO, 0),
         })
     }
 
@@ -558,9 +561,12 @@ impl Simulator for CpuCluster {
             ),
             Err((steps, why)) => format!("; no time blocks of {steps} steps: {why}"),
         };
-        let spread = match self.place.1 {
-            1 => String::new(),
-            ranks => format!(", over {ranks} MPI ranks"),
+        let spread = match (self.place.1, self.exchanged) {
+            (1, _) => String::new(),
+            (ranks, (time, messages)) => format!(
+                ", over {ranks} MPI ranks; rank 0 exchanged {messages} messages in {:.3} s",
+                time.as_secs_f64()
+            ),
         };
         format!(
             "emulated {} on the CPU ({} threads{blocks}){spread}",

@@ -64,6 +64,23 @@ impl Ranks for MpiRanks {
         (fields, step, timeout): (usize, u64, Duration),
     ) -> Result<Vec<Package>> {
         let world = SimpleCommunicator::world();
+        let what = |link: LinkId, rank: usize, sent: bool| match sent {
+            true => format!(
+                "the package on the {} link from wafer {} was never taken by rank {rank}",
+                link.dir.name(),
+                link.from
+            ),
+            false => format!(
+                "no package came on the {} link from wafer {} (rank {rank})",
+                link.dir.name(),
+                link.from
+            ),
+        };
+        let mut waits: Vec<String> = incoming
+            .iter()
+            .map(|&(link, from, _)| what(link, from, false))
+            .collect();
+        waits.extend(outgoing.iter().map(|&(link, to, _)| what(link, to, true)));
         let flat: Vec<(i32, usize, Vec<f32>)> = outgoing
             .into_iter()
             .map(|(link, to, package)| (link.index() as i32, to, package.concat()))
@@ -92,17 +109,10 @@ impl Ranks for MpiRanks {
             let started = Instant::now();
             while let Some(k) = unfinished(&mut pending) {
                 if started.elapsed() > timeout {
-                    let what = match incoming.get(k) {
-                        Some(&(link, from, _)) => format!(
-                            "no package on the {} link from wafer {} (rank {from})",
-                            link.dir.name(),
-                            link.from
-                        ),
-                        None => "a package it sent was never taken".into(),
-                    };
                     eprintln!(
-                        "error on rank {}: {what} after {:.0} s, at step {step}: a rank hangs or died (--link-timeout)",
+                        "error on rank {}: {} after {:.0} s, at step {step}: a rank hangs or died (--link-timeout)",
                         self.rank,
+                        waits[k],
                         timeout.as_secs_f64()
                     );
                     world.abort(1);

@@ -80,7 +80,11 @@ impl CpuCluster {
             .first()
             .map_or(0, |&(_, state)| state / spec.stages.len() as u64);
         let schedule = (spec.fields.len(), step, self.link_timeout);
+        let messages = (outgoing.len() + incoming.len()) as u64;
+        let started = std::time::Instant::now();
         let packages = self.ranks().exchange(outgoing, &incoming, schedule)?;
+        self.exchanged.0 += started.elapsed();
+        self.exchanged.1 += messages;
         for ((link, _, _), package) in incoming.iter().zip(packages) {
             self.links[link.index()].push_back(package);
         }
