@@ -51,6 +51,8 @@ fn clusters_over_ranks_equal_one_process_bit_for_bit() {
         "heat9 --wafers 4x2 --pes 8x8 --n 4 --steps 31 --link-delay 2 --link-capacity 3",
         "swe --wafers 3x2 --pes 15x10 --steps 17 --link-delay 1",
         "swe-c --wafers 2x2 --pes 45x20 --steps 11",
+        // More ranks than wafers: the ranks that hold none only follow.
+        "heat5 --wafers 2x1 --pes 8x8 --n 4 --steps 9",
     ];
     for case in cases {
         let args: Vec<&str> = ["run"].into_iter().chain(case.split(' ')).collect();

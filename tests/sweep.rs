@@ -19,17 +19,20 @@ fn scratch(name: &str) -> PathBuf {
 /// Six predict cases of about half a second each (deterministic figures).
 const SWEEP: &str = "command = \"predict\"\n[base]\nkernel = \"heat5\"\npes = \"360x360\"\nwafers = \"1x1\"\n[vary]\nn = [2, 4, 16]\nlink_latency_us = [1, 10]\n";
 
+/// `wafer-emu sweep FILE --out OUT`.
+fn sweep_command(file: &Path, out: &Path) -> std::process::Command {
+    let mut command = bin();
+    command.args([
+        "sweep",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    command
+}
+
 fn sweep(file: &Path, out: &Path, extra: &[&str]) {
-    let status = bin()
-        .args([
-            "sweep",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .args(extra)
-        .status()
-        .unwrap();
+    let status = sweep_command(file, out).args(extra).status().unwrap();
     assert!(status.success(), "{extra:?}");
 }
 
@@ -111,13 +114,7 @@ fn a_stopped_sweep_resumes_to_the_same_table_and_shards_merge_to_the_whole() {
     let sharded = dir.join("sharded");
     sweep(&file, &sharded, &["--shard", "0/2"]);
     // The second shard as a task of a Slurm job array finds it (docs/examples/sweep.sbatch).
-    let task = bin()
-        .args([
-            "sweep",
-            file.to_str().unwrap(),
-            "--out",
-            sharded.to_str().unwrap(),
-        ])
+    let task = sweep_command(&file, &sharded)
         .env("SLURM_ARRAY_TASK_ID", "1")
         .env("SLURM_ARRAY_TASK_COUNT", "2")
         .status()

@@ -462,6 +462,16 @@ pub fn spread_plan(
     }
 }
 
+/// Under mpirun, the warning for ranks that hold no wafer of `problem` (more ranks than wafers).
+pub fn idle_ranks(problem: &Problem) -> Option<String> {
+    let (ranks, wafers) = (cpu::ranks::world()?.size, problem.cluster.count());
+    (ranks > wafers).then(|| {
+        format!(
+            "warning: more MPI ranks ({ranks}) than wafers ({wafers}): the extra ranks hold no wafer and only follow"
+        )
+    })
+}
+
 /// A rank other than 0 under mpirun: steps its wafers of `problem` as `plan` says, as rank 0
 /// orders, until it says the run is over.
 pub fn follow(plan: &EnginePlan, problem: &Problem, placement: &Placement) -> Result<()> {

@@ -305,7 +305,12 @@ pub fn tsunami(
     };
     let placement = (&config.engine.placement, run);
     let plan = match crate::engine::cpu::ranks::world() {
-        Some(_) => engine::spread_plan(&config.engine, config.engine_kind, problem, run)?,
+        Some(_) => {
+            if let Some(warning) = engine::idle_ranks(problem) {
+                on_warning(&warning);
+            }
+            engine::spread_plan(&config.engine, config.engine_kind, problem, run)?
+        }
         None => engine::plan(config.engine_kind, ctx.as_ref(), problem, placement)?,
     };
     let sim = engine::simulator(&plan, ctx.as_ref(), problem, placement.0)?;
