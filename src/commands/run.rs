@@ -171,15 +171,8 @@ pub fn run(
     // engine: a block that does not fit between two of them runs as single steps.
     let run = engine::RunLength::whole(config.steps - offset);
     let engine = (&config.engine.placement, run);
-    let plan = match crate::engine::cpu::ranks::world() {
-        Some(_) => {
-            if let Some(warning) = engine::idle_ranks(problem) {
-                on_warning(&warning);
-            }
-            engine::spread_plan(&config.engine, config.engine_kind, problem, run)?
-        }
-        None => engine::plan(config.engine_kind, ctx.as_ref(), problem, engine)?,
-    };
+    let request = (&config.engine, config.engine_kind);
+    let plan = engine::plan_for(request, ctx.as_ref(), problem, run, on_warning)?;
     let mut sim = engine::simulator(&plan, ctx.as_ref(), problem, engine.0)?;
     // The check's engine is opened now, so that one that does not fit is refused before any
     // work or file; both are held at the end anyway, to compare their states.

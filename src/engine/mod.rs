@@ -440,6 +440,24 @@ pub fn plan(
     })
 }
 
+/// The plan of a command's engine: [`plan`] in one process; under mpirun [`spread_plan`], with
+/// a warning for ranks that hold no wafer.
+pub fn plan_for(
+    (engine, kind): (&EngineRequest, EngineKind),
+    ctx: Option<&Arc<GpuContext>>,
+    problem: &Problem,
+    run: RunLength,
+    on_warning: &mut dyn FnMut(&str),
+) -> Result<EnginePlan> {
+    if cpu::ranks::world().is_none() {
+        return plan(kind, ctx, problem, (&engine.placement, run));
+    }
+    if let Some(warning) = idle_ranks(problem) {
+        on_warning(&warning);
+    }
+    spread_plan(engine, kind, problem, run)
+}
+
 /// Under mpirun, the plan every rank computes alike from the same command line: the emulated
 /// wafers on the CPU backend (the only engine this version spreads over ranks).
 pub fn spread_plan(
@@ -463,7 +481,7 @@ pub fn spread_plan(
 }
 
 /// Under mpirun, the warning for ranks that hold no wafer of `problem` (more ranks than wafers).
-pub fn idle_ranks(problem: &Problem) -> Option<String> {
+fn idle_ranks(problem: &Problem) -> Option<String> {
     let (ranks, wafers) = (cpu::ranks::world()?.size, problem.cluster.count());
     (ranks > wafers).then(|| {
         format!(

@@ -304,15 +304,8 @@ pub fn tsunami(
         interval: config.sample_every(),
     };
     let placement = (&config.engine.placement, run);
-    let plan = match crate::engine::cpu::ranks::world() {
-        Some(_) => {
-            if let Some(warning) = engine::idle_ranks(problem) {
-                on_warning(&warning);
-            }
-            engine::spread_plan(&config.engine, config.engine_kind, problem, run)?
-        }
-        None => engine::plan(config.engine_kind, ctx.as_ref(), problem, placement)?,
-    };
+    let request = (&config.engine, config.engine_kind);
+    let plan = engine::plan_for(request, ctx.as_ref(), problem, run, on_warning)?;
     let sim = engine::simulator(&plan, ctx.as_ref(), problem, placement.0)?;
     let _claim = checkpoint::claim(&config.out, config.resume)?;
     let depth = swe.depth_field();

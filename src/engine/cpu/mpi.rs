@@ -28,6 +28,17 @@ fn unfinished<'a, S: mpi::request::Scope<'a>>(
     first
 }
 
+/// What a request that did not finish waited for: a package to come, or to be taken.
+fn waiting_for((link, rank, sent): (LinkId, usize, bool)) -> String {
+    let (dir, from) = (link.dir.name(), link.from);
+    match sent {
+        true => format!(
+            "the package on the {dir} link from wafer {from} was never taken by rank {rank}"
+        ),
+        false => format!("no package came on the {dir} link from wafer {from} (rank {rank})"),
+    }
+}
+
 /// The tag of rank 0's gathered planes (links use their dense index, far below it).
 const GATHER_TAG: i32 = i32::MAX - 1;
 
@@ -64,23 +75,11 @@ impl Ranks for MpiRanks {
         (fields, step, timeout): (usize, u64, Duration),
     ) -> Result<Vec<Package>> {
         let world = SimpleCommunicator::world();
-        let what = |link: LinkId, rank: usize, sent: bool| match sent {
-            true => format!(
-                "the package on the {} link from wafer {} was never taken by rank {rank}",
-                link.dir.name(),
-                link.from
-            ),
-            false => format!(
-                "no package came on the {} link from wafer {} (rank {rank})",
-                link.dir.name(),
-                link.from
-            ),
-        };
-        let mut waits: Vec<String> = incoming
-            .iter()
-            .map(|&(link, from, _)| what(link, from, false))
+        // What each pending request waits for, in `pending`'s order, said only on a timeout.
+        let waits: Vec<(LinkId, usize, bool)> = (incoming.iter())
+            .map(|&(link, from, _)| (link, from, false))
+            .chain(outgoing.iter().map(|&(link, to, _)| (link, to, true)))
             .collect();
-        waits.extend(outgoing.iter().map(|&(link, to, _)| what(link, to, true)));
         let flat: Vec<(i32, usize, Vec<f32>)> = outgoing
             .into_iter()
             .map(|(link, to, package)| (link.index() as i32, to, package.concat()))
@@ -112,7 +111,7 @@ impl Ranks for MpiRanks {
                     eprintln!(
                         "error on rank {}: {} after {:.0} s, at step {step}: a rank hangs or died (--link-timeout)",
                         self.rank,
-                        waits[k],
+                        waiting_for(waits[k]),
                         timeout.as_secs_f64()
                     );
                     world.abort(1);
